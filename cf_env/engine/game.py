@@ -1,0 +1,722 @@
+"""The Chicken Foot game: a whole multi-round game as a pure-Python state machine.
+
+Usage::
+
+    import numpy as np
+    from cf_env.engine import Game, RulesConfig
+
+    game = Game(RulesConfig(num_players=4, max_pip=9), seed=7)
+    rng = np.random.default_rng(0)
+    while not game.is_over:
+        legal = game.legal_actions()          # sorted action ids of game.current_player
+        game.apply(legal[rng.integers(len(legal))])
+    print(game.round_scores, game.totals, game.winners)
+
+The engine returns outcomes (scores, winners, round ends), never rewards. Forced steps — dealing,
+the R6 search draws and placing the starting double — happen inside it; every call to
+:meth:`Game.apply` is one decision of :attr:`Game.current_player`, and rounds follow one another
+on their own until the last one ends.
+
+State is kept as ints: a set of tiles is an int whose bits are action ids (see
+:mod:`cf_env.engine.actions`), and "the plays a player has" is ``hand & open`` where ``open`` has
+the rows of the pip values that may be matched now (the open ends, or only the pending centre
+arms / toes of R9 and R10).
+"""
+
+from __future__ import annotations
+
+from array import array
+from enum import IntEnum
+from operator import index as _as_index
+from typing import Any, Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+from cf_env.engine.actions import Tile, action_table
+from cf_env.engine.config import RulesConfig
+from cf_env.engine.errors import DealError, GameOverError, IllegalActionError, RecordError
+
+__all__ = [
+    "Event",
+    "EventKind",
+    "Game",
+    "Pending",
+    "Placement",
+    "Role",
+    "RoundEnd",
+    "RECORD_VERSION",
+    "validate_deals",
+    "winners_of",
+]
+
+RECORD_VERSION = 1
+
+
+class EventKind(IntEnum):
+    """Kinds of entry in the public event log."""
+
+    SEARCH_DRAW = 0  #: R6: a forced draw while nobody holds the starting double
+    START = 1  #: R6: the starting double is placed in the centre
+    PLAY = 2  #: a decision: a tile played
+    DRAW = 3  #: a decision: a tile drawn (the tile is shown only to its drawer)
+    PASS = 4  #: a decision: keep a drawn tile (R12) or skip with an empty boneyard (R13)
+    ROUND_END = 5  #: R14: ``player`` went out (domino), or -1 when the layout is blocked
+
+
+class RoundEnd(IntEnum):
+    """How a round ended (R14)."""
+
+    DOMINO = 0  #: a player played their last tile
+    BLOCKED = 1  #: the boneyard is empty and no hand holds a legal play
+
+
+class Role(IntEnum):
+    """Where a tile sits on the layout."""
+
+    CENTER = 0  #: the round's starting double
+    ARM = 1  #: first tile of a centre arm (R9)
+    LINE = 2  #: an ordinary tile played on an open end
+    DOUBLE = 3  #: a double laid crosswise, the heel of a chicken foot (R10)
+    TOE = 4  #: one of the three tiles played against a double (R10)
+
+
+class Event(NamedTuple):
+    """One entry of the event log. ``tile`` is ``None`` where the observer may not see it."""
+
+    kind: EventKind
+    round: int
+    player: int
+    action: int | None
+    tile: Tile | None
+    detail: int = 0  #: ROUND_END: the :class:`RoundEnd` reason
+
+
+class Placement(NamedTuple):
+    """A tile on the layout: ``match`` touches ``parent``'s open end, ``expose`` is its free end."""
+
+    match: int
+    expose: int
+    parent: int  #: index of the tile it is played against; -1 for the centre double
+    arm: int  #: centre arm it grows from (0-based); -1 for the centre double
+    role: Role
+    player: int
+
+
+class Pending(NamedTuple):
+    """Forced slots that must be filled before anything else (R9 centre arms, R10 toes)."""
+
+    role: Role  #: ``Role.ARM`` or ``Role.TOE``
+    value: int  #: the pip value every forced play must match
+    count: int  #: slots still empty
+
+
+# Event packing: kind | player << 3 | payload << 11 | round << 21 (payload: action, tile or reason).
+_EV_PLAYER, _EV_PAYLOAD, _EV_ROUND = 3, 11, 21
+# Layout packing: match | expose << 5 | (parent + 1) << 10 | (arm + 1) << 18 | role << 22 | player << 25.
+_NO_CUR = -1
+_ARM, _LINE, _DOUBLE, _TOE = int(Role.ARM), int(Role.LINE), int(Role.DOUBLE), int(Role.TOE)
+_PLAY, _DRAW, _PASS = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind.PASS)
+
+
+def _parse_tile_pair(item: Any, where: str, max_pip: int) -> int:
+    if (
+        not isinstance(item, (list, tuple))
+        or len(item) != 2
+        or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in item)
+    ):
+        raise DealError(f"{where}: a tile must be a pair of ints like [3, 5], got {item!r}")
+    a, b = int(item[0]), int(item[1])
+    if not (0 <= a <= max_pip and 0 <= b <= max_pip):
+        raise DealError(f"{where}: tile {item!r} has pips outside 0..{max_pip}")
+    return Tile.of(a, b).index
+
+
+def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None]:
+    """Check scripted per-round deals and return them as tile indices (``None`` = shuffle).
+
+    Each deal is ``{"hands": [[[a, b], ...], ...], "boneyard": [[a, b], ...]}`` with the boneyard
+    top first; every tile of the set appears exactly once and every hand has ``hand_size`` tiles.
+    """
+    if deals is None:
+        return []
+    if isinstance(deals, (str, bytes)) or not isinstance(deals, Sequence):
+        raise DealError(f"deals must be a list of per-round deals, got {type(deals).__name__}")
+    if len(deals) > config.rounds:
+        raise DealError(f"{len(deals)} deals given for a game of {config.rounds} rounds")
+    out: list[Any] = []
+    n_tiles = config.num_tiles
+    for r, deal in enumerate(deals):
+        if deal is None:
+            out.append(None)
+            continue
+        where = f"deal of round {r}"
+        if not isinstance(deal, dict) or set(deal) != {"hands", "boneyard"}:
+            raise DealError(f"{where}: expected a dict with exactly the keys 'hands' and 'boneyard', got {deal!r:.200}")
+        hands_in, bone_in = deal["hands"], deal["boneyard"]
+        if not isinstance(hands_in, (list, tuple)) or len(hands_in) != config.num_players:
+            raise DealError(f"{where}: 'hands' must list {config.num_players} hands (one per player)")
+        hands = []
+        for p, hand in enumerate(hands_in):
+            if not isinstance(hand, (list, tuple)) or len(hand) != config.hand_size:
+                raise DealError(f"{where}: hand {p} must hold hand_size={config.hand_size} tiles as dealt")
+            hands.append(tuple(_parse_tile_pair(t, f"{where}, hand {p}", config.max_pip) for t in hand))
+        if not isinstance(bone_in, (list, tuple)):
+            raise DealError(f"{where}: 'boneyard' must be a list of tiles, top first")
+        bone = tuple(_parse_tile_pair(t, f"{where}, boneyard", config.max_pip) for t in bone_in)
+        seen = [t for h in hands for t in h] + list(bone)
+        if len(seen) != n_tiles or len(set(seen)) != n_tiles:
+            counts: dict[int, int] = {}
+            for t in seen:
+                counts[t] = counts.get(t, 0) + 1
+            dup = sorted(str(Tile.from_index(t)) for t, c in counts.items() if c > 1)
+            missing = sorted(str(Tile.from_index(t)) for t in range(n_tiles) if t not in counts)
+            raise DealError(
+                f"{where}: every tile of the double-{config.max_pip} set must appear exactly once; "
+                f"duplicated: {dup}, missing: {missing}"
+            )
+        out.append((tuple(hands), bone))
+    return out
+
+
+def winners_of(round_scores: Sequence[Sequence[int]]) -> list[int]:
+    """R16: the lowest total wins; ties go to the most rounds scored at zero, then to the lowest
+    non-zero single-round score; players still tied share the win. Returns sorted seats."""
+    n = len(round_scores[0])
+
+    def key(p: int) -> tuple[int, int, float]:
+        mine = [rs[p] for rs in round_scores]
+        nonzero = [s for s in mine if s]
+        return (sum(mine), -mine.count(0), min(nonzero) if nonzero else float("inf"))
+
+    keys = [key(p) for p in range(n)]
+    best = min(keys)
+    return [p for p in range(n) if keys[p] == best]
+
+
+def _deal_to_json(hands: Sequence[Sequence[int]], bone_top_first: Sequence[int]) -> dict[str, Any]:
+    def pair(t: int) -> list[int]:
+        tile = Tile.from_index(t)
+        return [tile.low, tile.high]
+
+    return {"hands": [[pair(t) for t in h] for h in hands], "boneyard": [pair(t) for t in bone_top_first]}
+
+
+class Game:
+    """A whole Chicken Foot game (all rounds), stepped one decision at a time.
+
+    Args:
+        config: the rules; default :class:`RulesConfig()`.
+        seed: an int, ``None`` or an ``np.random.Generator``; it shuffles every round that has no
+            scripted deal (the only randomness in the game).
+        deals: optional scripted per-round deals (see :func:`validate_deals`); rounds past the end
+            of the list, or given as ``None``, are shuffled.
+    """
+
+    __slots__ = (
+        "config", "_t", "_rng", "_scripted", "_deals", "_events", "_n", "_k", "_draw", "_pass",
+        "_draw_bit", "_pass_bit", "_until", "_hands", "_counts", "_bone", "_ends", "_end_nodes",
+        "_free_open", "_vals", "_open", "_pend", "_pend_val", "_pend_parent", "_pend_role",
+        "_layout", "_played", "_unmatched", "_cur", "_legal", "_drawn", "_round", "_round_scores",
+        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms",
+    )
+
+    def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
+                 deals: Sequence[Any] | None = None) -> None:
+        cfg = config if config is not None else RulesConfig()
+        if not isinstance(cfg, RulesConfig):
+            raise TypeError(f"config must be a RulesConfig, got {type(cfg).__name__}")
+        self.config = cfg
+        self._scripted = validate_deals(deals, cfg)
+        self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        t = self._t = action_table(cfg.max_pip)
+        self._n = cfg.num_players
+        self._k = t.k
+        self._draw, self._pass = t.draw, t.pass_
+        self._draw_bit, self._pass_bit = t.draw_bit, t.pass_bit
+        self._until = cfg.draw_rule == "until_playable"
+        self._deals: list[bytes] = []  # per round: the hands in seat order, then the boneyard top first
+        self._events = array("i")
+        self._round = -1
+        self._round_scores: list[list[int]] = []
+        self._round_ends: list[tuple[int, int]] = []  # (RoundEnd, player who went out or -1)
+        self._totals = [0] * self._n
+        self._over = False
+        self._winners: list[int] = []
+        self._arms = cfg.center_arms
+        self._rtag = 0
+        self._cur = _NO_CUR
+        self._legal = 0
+        self._advance(self._start_round())
+
+    # ------------------------------------------------------------------ round set-up (R4-R7)
+
+    def _start_round(self) -> int:
+        """Deal, find and place the starting double; return the first player to decide,
+        or -1 if the holder went out by placing it (a 1-tile hand)."""
+        cfg, t, n = self.config, self._t, self._n
+        r = self._round = self._round + 1
+        scripted = self._scripted[r] if r < len(self._scripted) else None
+        if scripted is None:
+            perm = self._rng.permutation(t.num_tiles).tolist()
+            h = cfg.hand_size
+            hands = tuple(tuple(perm[i * h:(i + 1) * h]) for i in range(n))
+            bone_top_first = tuple(perm[n * h:])
+        else:
+            hands, bone_top_first = scripted
+        self._deals.append(bytes([tile for hand in hands for tile in hand]) + bytes(bone_top_first))
+        tile_bits = t.tile_bits
+        self._hands = [0] * n
+        for p, hand in enumerate(hands):
+            bits = 0
+            for tile in hand:
+                bits |= tile_bits[tile]
+            self._hands[p] = bits
+        self._counts = [len(h) for h in hands]
+        self._bone = list(reversed(bone_top_first))  # pop() takes the top
+        k = self._k
+        self._ends = [0] * k
+        self._end_nodes = [[] for _ in range(k)]
+        self._free_open = 0
+        self._vals = 0
+        self._layout = []
+        self._played = 0
+        self._unmatched = [0] * n
+        self._drawn = -1
+        ev = self._events
+        rtag = self._rtag = r << _EV_ROUND
+        # R5/R6: round r starts with the double (max_pip - r); its holder places it.
+        start = cfg.max_pip - r
+        start_tile = Tile(start, start).index
+        sbits = tile_bits[start_tile]
+        holder = -1
+        for p in range(n):
+            if self._hands[p] & sbits:
+                holder = p
+                break
+        if holder < 0:  # R6 search: from the dealer's left, one tile each in turn until found
+            p = (r % n + 1) % n
+            while True:
+                tile = self._bone.pop()
+                self._hands[p] |= tile_bits[tile]
+                self._counts[p] += 1
+                ev.append(EventKind.SEARCH_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | rtag)
+                if tile == start_tile:
+                    holder = p
+                    break
+                p = (p + 1) % n
+        self._hands[holder] &= ~sbits
+        self._counts[holder] -= 1
+        self._played = sbits
+        self._layout.append(start | start << 5 | Role.CENTER << 22 | holder << 25)
+        ev.append(EventKind.START | holder << _EV_PLAYER | start_tile << _EV_PAYLOAD | rtag)
+        # R9: every play goes onto an empty centre arm until all of them hold a tile.
+        self._pend = cfg.center_arms
+        self._pend_val = start
+        self._pend_parent = 0
+        self._pend_role = _ARM
+        self._open = t.row_bits[start]
+        if self._counts[holder] == 0:
+            self._round_ends.append((RoundEnd.DOMINO, holder))
+            return -1
+        return (holder + 1) % n  # R7
+
+    # ------------------------------------------------------------------ turn flow
+
+    def _advance(self, q: int) -> None:
+        """Hand the decision to player ``q`` (or end the round when ``q`` is -1 / the layout is
+        blocked), starting later rounds as needed."""
+        while True:
+            if q >= 0:
+                op = self._open
+                legal = self._hands[q] & op
+                if legal:
+                    break
+                if self._bone:  # R12: no play, must draw
+                    legal = self._draw_bit
+                    break
+                for h in self._hands:  # R13 pass, unless nobody can play (R14 blocked)
+                    if h & op:
+                        legal = self._pass_bit
+                        break
+                if legal:
+                    break
+                self._round_ends.append((RoundEnd.BLOCKED, -1))
+            self._finish_round()
+            if self._over:
+                self._cur = _NO_CUR
+                self._legal = 0
+                return
+            q = self._start_round()
+        self._cur = q
+        self._legal = legal
+        self._drawn = -1
+
+    def _finish_round(self) -> None:
+        """R14/R15: score the hands, log the end, and decide the game after the last round."""
+        t = self._t
+        reason, out = self._round_ends[-1]
+        blank_bits = t.tile_bits[0]
+        pips = t.tile_pips
+        dbp = self.config.double_blank_points
+        scores = []
+        for h in self._hands:
+            s = 0
+            for tile in t.bits_to_tiles(h):
+                s += pips[tile]
+            if h & blank_bits:
+                s += dbp
+            scores.append(s)
+        self._round_scores.append(scores)
+        for p, s in enumerate(scores):
+            self._totals[p] += s
+        self._events.append(
+            EventKind.ROUND_END | (out & 0xFF) << _EV_PLAYER | int(reason) << _EV_PAYLOAD | self._round << _EV_ROUND
+        )
+        if self._round + 1 >= self.config.rounds:
+            self._over = True
+            self._winners = winners_of(self._round_scores)
+
+    # ------------------------------------------------------------------ the one mutating call
+
+    def apply(self, action: int) -> int:
+        """Apply one decision of :attr:`current_player`; returns how many rounds have ended so far
+        (so a caller sees a round end as a change of the returned count).
+
+        Raises:
+            IllegalActionError: the action is not legal now (nothing changes).
+            GameOverError: the game has ended.
+        """
+        a = action if type(action) is int else self._coerce(action)
+        legal = self._legal
+        if a < 0 or not (legal >> a) & 1:
+            self._reject(a)
+        p = self._cur
+        t = self._t
+        if a < self._draw:
+            # ---- play a tile (R8-R10)
+            bits = t.action_tile_bits[a]
+            hands = self._hands
+            hands[p] &= ~bits
+            self._played |= bits
+            m = t.match[a]
+            x = t.expose[a]
+            layout = self._layout
+            node = len(layout)
+            ends = self._ends
+            pend = self._pend
+            if pend:  # a forced centre arm (R9) or toe (R10)
+                parent = self._pend_parent
+                role = self._pend_role
+                arm = (self._arms - pend) if role == _ARM else (layout[parent] >> 18 & 15) - 1
+                pend -= 1
+                self._pend = pend
+            else:  # any open end showing m; the canonical one is the one open longest
+                parent = self._end_nodes[m].pop(0)
+                arm = (layout[parent] >> 18 & 15) - 1
+                ends[m] -= 1
+                if not ends[m]:
+                    self._free_open ^= t.row_bits[m]
+                    self._vals ^= 1 << m
+                role = _LINE
+                if m == x:  # R10: a double closes the end and opens three toes
+                    role = _DOUBLE
+                    pend = self._pend = 3
+                    self._pend_val = m
+                    self._pend_parent = node
+                    self._pend_role = _TOE
+            layout.append(m | x << 5 | (parent + 1) << 10 | (arm + 1) << 18 | role << 22 | p << 25)
+            if role != _DOUBLE:
+                if not ends[x]:
+                    self._free_open |= t.row_bits[x]
+                    self._vals |= 1 << x
+                ends[x] += 1
+                self._end_nodes[x].append(node)
+            op = self._open = t.row_bits[self._pend_val] if pend else self._free_open
+            self._events.append(_PLAY | p << _EV_PLAYER | a << _EV_PAYLOAD | self._rtag)
+            counts = self._counts
+            counts[p] -= 1
+            if not counts[p]:
+                self._round_ends.append((RoundEnd.DOMINO, p))
+                self._advance(-1)
+            else:
+                q = p + 1
+                if q == self._n:
+                    q = 0
+                legal = hands[q] & op
+                if legal:  # the common case, inlined
+                    self._cur = q
+                    self._legal = legal
+                    self._drawn = -1
+                else:
+                    self._advance(q)
+        elif a == self._draw:
+            # ---- R12: draw one tile
+            tile = self._bone.pop()
+            tbits = t.tile_bits[tile]
+            self._hands[p] |= tbits
+            self._counts[p] += 1
+            self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+            self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._rtag)
+            plays = tbits & self._open
+            if plays:  # play it now, or keep it (PASS)
+                self._legal = plays | self._pass_bit
+                self._drawn = tile
+            elif self._until and self._bone:  # house rule: keep drawing
+                self._legal = self._draw_bit
+            else:
+                self._advance((p + 1) % self._n)
+        else:
+            # ---- PASS: keep the drawn tile (R12) or nothing to do with an empty boneyard (R13)
+            if self._drawn < 0:
+                self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+            self._events.append(_PASS | p << _EV_PLAYER | self._rtag)
+            self._advance((p + 1) % self._n)
+        return len(self._round_scores)
+
+    def _coerce(self, action: Any) -> int:
+        try:
+            return _as_index(action)
+        except TypeError:
+            raise IllegalActionError(f"an action must be an int id, got {action!r}") from None
+
+    def _reject(self, a: int) -> None:
+        if self._over:
+            raise GameOverError("the game is over; start a new Game")
+        name = self._t.strings[a] if 0 <= a < self._t.num_actions else "out of range"
+        raise IllegalActionError(
+            f"action {a} ({name}) is not legal for player {self._cur}; legal: "
+            f"{[self._t.strings[b] + f' ({b})' for b in self.legal_actions()]}"
+        )
+
+    # ------------------------------------------------------------------ read-only views
+
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    @property
+    def current_player(self) -> int:
+        """Seat that must decide now; -1 once the game is over."""
+        return self._cur
+
+    @property
+    def is_over(self) -> bool:
+        return self._over
+
+    @property
+    def legal_bits(self) -> int:
+        """Legal actions as an int whose bit ``a`` is set when action ``a`` is legal."""
+        return self._legal
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action ids of :attr:`current_player` (empty once the game is over)."""
+        return self._t.bits_to_actions(self._legal)
+
+    def legal_mask(self) -> list[int]:
+        """0/1 list of length ``NUM_ACTIONS``."""
+        legal = self._legal
+        return [(legal >> a) & 1 for a in range(self._t.num_actions)]
+
+    def is_legal(self, action: int) -> bool:
+        try:
+            a = _as_index(action)
+        except TypeError:
+            return False
+        return a >= 0 and bool((self._legal >> a) & 1)
+
+    @property
+    def round_index(self) -> int:
+        """0-based index of the round being played (of the last round once the game is over)."""
+        return self._round
+
+    @property
+    def starting_double(self) -> int:
+        """Pip value of this round's starting double (R5)."""
+        return self.config.max_pip - self._round
+
+    @property
+    def dealer(self) -> int:
+        """Dealer of this round (R6): ``round_index mod num_players``."""
+        return self._round % self._n
+
+    def hand(self, player: int) -> list[Tile]:
+        """The tiles in ``player``'s hand, sorted."""
+        return [Tile.from_index(t) for t in self._t.bits_to_tiles(self._hands[player])]
+
+    def hand_bits(self, player: int) -> int:
+        """``player``'s hand as action bits (a tile {m, x} sets bits ``m*K+x`` and ``x*K+m``)."""
+        return self._hands[player]
+
+    @property
+    def hand_sizes(self) -> list[int]:
+        return list(self._counts)
+
+    @property
+    def boneyard_size(self) -> int:
+        return len(self._bone)
+
+    @property
+    def played_bits(self) -> int:
+        """Tiles on the layout this round, as action bits."""
+        return self._played
+
+    @property
+    def open_ends(self) -> list[int]:
+        """Open ends per pip value (the toes and centre arms still to fill are in :attr:`pending`)."""
+        return list(self._ends)
+
+    @property
+    def open_values(self) -> int:
+        """Bitmask of the pip values a play may match right now."""
+        return (1 << self._pend_val) if self._pend else self._vals
+
+    @property
+    def pending(self) -> Pending | None:
+        """The forced slots (R9 centre arms or R10 toes) that must be filled first, if any."""
+        if not self._pend:
+            return None
+        return Pending(Role(self._pend_role), self._pend_val, self._pend)
+
+    @property
+    def drawn_tile(self) -> Tile | None:
+        """The tile just drawn by :attr:`current_player` that may be played or kept (R12)."""
+        return Tile.from_index(self._drawn) if self._drawn >= 0 and not self._over else None
+
+    def unmatched(self, player: int) -> int:
+        """Bitmask of the pip values ``player`` could not match at its latest draw or forced pass
+        this round (public information, R17)."""
+        return self._unmatched[player]
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """Points of each finished round, seat order (R15)."""
+        return [list(s) for s in self._round_scores]
+
+    @property
+    def rounds_finished(self) -> int:
+        return len(self._round_scores)
+
+    @property
+    def round_end_reasons(self) -> list[tuple[RoundEnd, int]]:
+        """For each finished round: how it ended and who went out (-1 when blocked)."""
+        return [(RoundEnd(r), p) for r, p in self._round_ends[: len(self._round_scores)]]
+
+    @property
+    def totals(self) -> list[int]:
+        return list(self._totals)
+
+    @property
+    def winners(self) -> list[int]:
+        """Seats that share the win (R16); empty until the game is over."""
+        return list(self._winners)
+
+    def layout(self) -> list[Placement]:
+        """Every tile on this round's layout, in the order played; index 0 is the centre double."""
+        out = []
+        for v in self._layout:
+            out.append(Placement(v & 31, v >> 5 & 31, (v >> 10 & 255) - 1, (v >> 18 & 15) - 1,
+                                 Role(v >> 22 & 7), v >> 25))
+        return out
+
+    def open_end_nodes(self) -> list[list[int]]:
+        """For each pip value, the layout indices whose free end shows it (oldest first)."""
+        return [list(nodes) for nodes in self._end_nodes]
+
+    def events(self, observer: int | None = None) -> list[Event]:
+        """The public event log of the whole game. Drawn tiles are shown only when ``observer`` is
+        the drawer (``observer=None`` shows everything, for replays and debugging)."""
+        out = []
+        for v in self._events:
+            kind = EventKind(v & 7)
+            player = v >> _EV_PLAYER & 0xFF
+            payload = v >> _EV_PAYLOAD & 0x3FF
+            rnd = v >> _EV_ROUND
+            action = tile = None
+            detail = 0
+            if kind == EventKind.PLAY:
+                action = payload
+                tile = Tile.from_index(self._t.action_tile[payload])
+            elif kind in (EventKind.DRAW, EventKind.SEARCH_DRAW):
+                action = self._draw if kind == EventKind.DRAW else None
+                if observer is None or observer == player:
+                    tile = Tile.from_index(payload)
+            elif kind == EventKind.START:
+                tile = Tile.from_index(payload)
+            elif kind == EventKind.PASS:
+                action = self._pass
+            else:
+                detail = payload
+                player = -1 if player == 0xFF else player
+            out.append(Event(kind, rnd, player, action, tile, detail))
+        return out
+
+    def actions(self) -> list[int]:
+        """Every decision taken so far, in order."""
+        out = []
+        play, draw = EventKind.PLAY, EventKind.DRAW
+        for v in self._events:
+            kind = v & 7
+            if kind == play:
+                out.append(v >> _EV_PAYLOAD & 0x3FF)
+            elif kind == draw:
+                out.append(self._draw)
+            elif kind == EventKind.PASS:
+                out.append(self._pass)
+        return out
+
+    # ------------------------------------------------------------------ records and replay
+
+    def to_record(self) -> dict[str, Any]:
+        """Plain-JSON record (config, deals, actions) that :meth:`from_record` replays exactly."""
+        return {
+            "version": RECORD_VERSION,
+            "config": self.config.to_dict(),
+            "deals": [self._deal_json(r) for r in range(len(self._deals))],
+            "actions": self.actions(),
+        }
+
+    def _deal_json(self, r: int) -> dict[str, Any]:
+        order = list(self._deals[r])
+        h, n = self.config.hand_size, self._n
+        return _deal_to_json([order[i * h:(i + 1) * h] for i in range(n)], order[n * h:])
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> "Game":
+        """Replay a record made by :meth:`to_record`."""
+        if not isinstance(record, dict) or not {"config", "deals", "actions"} <= set(record):
+            raise RecordError("a game record is a dict with 'config', 'deals' and 'actions'")
+        if record.get("version", RECORD_VERSION) != RECORD_VERSION:
+            raise RecordError(f"record version {record.get('version')!r} is not {RECORD_VERSION}")
+        game = cls(RulesConfig.from_dict(record["config"]), deals=record["deals"])
+        game.apply_all(record["actions"])
+        return game
+
+    def apply_all(self, actions: Iterable[int]) -> None:
+        """Apply a sequence of actions; on an illegal one raises :class:`RecordError` naming its
+        position (the actions before it stay applied)."""
+        for i, a in enumerate(actions):
+            try:
+                self.apply(a)
+            except (IllegalActionError, GameOverError) as exc:
+                raise RecordError(f"action #{i} ({a!r}) does not replay: {exc}") from exc
+
+    def clone(self) -> "Game":
+        """An independent copy (for search agents); the copy shares no mutable state."""
+        new = Game.__new__(Game)
+        for name in Game.__slots__:
+            value = getattr(self, name)
+            if name == "_end_nodes":
+                value = [list(v) for v in value]
+            elif name == "_round_scores":
+                value = [list(v) for v in value]
+            elif name == "_rng":
+                value = np.random.Generator(type(value.bit_generator)())
+                value.bit_generator.state = self._rng.bit_generator.state
+            elif isinstance(value, (list, array)):
+                value = value[:] if isinstance(value, list) else array(value.typecode, value)
+            setattr(new, name, value)
+        return new
+
+    def __repr__(self) -> str:
+        state = "over" if self._over else f"player {self._cur} to move"
+        return f"<Game round {self._round + 1}/{self.config.rounds}, {state}, totals {self._totals}>"

@@ -1,0 +1,41 @@
+"""Helpers to write scripted deals and games in tests, with tiles as strings like ``"3-5"``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cf_env.engine import Game, RulesConfig, Tile, num_tiles, string_to_action
+
+
+def deal(config: RulesConfig, hands: list[list[str]], top: list[str] = ()) -> dict:
+    """A deal in the engine's scripted format: ``hands`` as given, the boneyard is ``top`` (top
+    first) followed by every remaining tile of the set in index order."""
+    used = [Tile.parse(t) for h in hands for t in h] + [Tile.parse(t) for t in top]
+    rest = [Tile.from_index(i) for i in range(num_tiles(config.max_pip)) if Tile.from_index(i) not in used]
+    pair = lambda t: [t.low, t.high]  # noqa: E731
+    return {
+        "hands": [[pair(Tile.parse(t)) for t in h] for h in hands],
+        "boneyard": [pair(Tile.parse(t)) for t in top] + [pair(t) for t in rest],
+    }
+
+
+def acts(game: Game, *moves: str) -> None:
+    """Apply moves written as ``"4>1"``, ``"draw"``, ``"pass"``."""
+    for move in moves:
+        game.apply(string_to_action(move, game.config.max_pip))
+
+
+def legal_strings(game: Game) -> set[str]:
+    from cf_env.engine import action_to_string
+
+    return {action_to_string(a, game.config.max_pip) for a in game.legal_actions()}
+
+
+def random_playout(game: Game, rng: np.random.Generator, trace: list | None = None) -> None:
+    """Play random legal actions to the end; ``trace`` collects (player, legal, action)."""
+    while not game.is_over:
+        legal = game.legal_actions()
+        action = legal[int(rng.integers(len(legal)))]
+        if trace is not None:
+            trace.append((game.current_player, legal, action))
+        game.apply(action)
