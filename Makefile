@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed-dev
 help:
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
-	@echo "make bench  - engine benchmark (JSON)"
+	@echo "make bench  - engine and env benchmarks (JSON)"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,7 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/env.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

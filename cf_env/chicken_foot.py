@@ -1,0 +1,323 @@
+# noqa: D212, D415
+"""
+# Chicken Foot
+
+| Import             | `from cf_env import env, raw_env`                           |
+|--------------------|-------------------------------------------------------------|
+| Actions            | Discrete                                                    |
+| Parallel API       | No                                                          |
+| Manual Control     | No (see the `chickenfoot play` command)                     |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']` (clockwise)   |
+| Agents             | 2 to 8+ (`num_players`, default 4)                          |
+| Action Shape       | (1,)                                                        |
+| Action Values      | Discrete(K*K + 2), K = max_pip + 1 (102 for double-nine)   |
+| Observation Shape  | (D,) float32 (229 for 4-player double-nine)                 |
+| Observation Values | [0, 100]                                                    |
+
+Chicken Foot is a domino game for two or more players over several rounds. Tiles are matched
+end to end from a central double; the first plays must fill its arms, and every double played
+opens a "chicken foot" of three toes that must be filled before play goes anywhere else. A
+round ends when a player goes out or nobody can play; players score the pips left in their hand
+and the lowest total after the last round wins. The rules are RULES.md R1-R17.
+
+### Observation Space
+
+The observation is a dict with an `'observation'` element, a flat seat-relative float32 vector
+described in :mod:`cf_env.observation` (`cf_env.ObservationEncoder(config).decode(vec)` gives
+named views: hand, layout, open ends per pip, forced slots, drawn tile, hand sizes, boneyard
+size, what each opponent could not match, round, scores), and an `'action_mask'`.
+
+#### Legal Actions Mask
+
+`action_mask` is an int8 vector of length `K*K + 2`; 1 marks a legal action of the agent to
+move, and it is all zeros for every other agent. While a centre arm is empty or a foot has toes
+to fill, it holds only those forced plays. A player with no legal play sees only DRAW (only PASS
+when the boneyard is empty). After drawing a playable tile the same agent acts again with that
+tile's plays plus PASS (keep it). `infos[agent]["action_mask"]` holds the same array.
+
+### Action Space
+
+Action `m*K + x` plays the tile {m, x} with its `m` end against an open end showing `m`,
+exposing `x` (a double d-d is `d*K + d`); `K*K` is DRAW and `K*K + 1` is PASS.
+`cf_env.action_to_string(a, max_pip)` names any action (`"9>4"`, `"draw"`, `"pass"`).
+
+### Rewards
+
+| `reward=`     | when               | each agent gets                                                  |
+|---------------|--------------------|------------------------------------------------------------------|
+| `"win"`       | end of the game    | `1/len(winners)` if a winner else 0, minus `1/n` (zero-sum)      |
+| `"points"`    | end of each round  | `-points / points_scale`                                         |
+| `"relative"`  | end of each round  | `(mean of the others' points - own points) / points_scale` (zero-sum) |
+
+An illegal action under `env()` (with `illegal_action="terminate"`) gives -1 to the offender,
+0 to the others, and ends the game, as PettingZoo's `TerminateIllegalWrapper` does; `raw_env`
+(and `env(illegal_action="raise")`) raise `IllegalActionError` and change nothing.
+
+### Arguments
+
+``` python
+cf_env.env(num_players=4, max_pip=9, hand_size=7, rounds=None, center_arms=4, draw_rule="one",
+           double_blank_points=50, reward="win", points_scale=100.0, render_mode=None,
+           illegal_action="terminate")
+```
+
+The first seven are the `RulesConfig` fields (RULES.md). `reset(seed, options={"deals": [...]})`
+takes scripted per-round deals in the engine's format. Infos carry `"round_scores"` from the
+first round end on and `"totals"` and `"winners"` (agent names) at the end.
+
+### Version History
+
+* v0: Initial release (observation layout version 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from cf_env.engine import (
+    ChickenFootError,
+    ConfigError,
+    Game,
+    IllegalActionError,
+    RulesConfig,
+    action_to_string,
+)
+from cf_env.observation import ObservationEncoder
+from cf_env.render import render_ansi, render_rgb
+
+__all__ = ["REWARD_MODES", "ResetNeededError", "env", "raw_env"]
+
+REWARD_MODES = ("win", "points", "relative")
+ILLEGAL_MODES = ("terminate", "raise")
+
+
+class ResetNeededError(ChickenFootError, RuntimeError):
+    """The environment was used before ``reset()``."""
+
+
+class raw_env(AECEnv, EzPickle):
+    """The Chicken Foot AEC environment (see the module docstring for the full spec)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "chicken_foot_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        max_pip: int = 9,
+        hand_size: int = 7,
+        rounds: int | None = None,
+        center_arms: int = 4,
+        draw_rule: str = "one",
+        double_blank_points: int = 50,
+        reward: str = "win",
+        points_scale: float = 100.0,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+    ) -> None:
+        EzPickle.__init__(self, num_players, max_pip, hand_size, rounds, center_arms, draw_rule,
+                          double_blank_points, reward, points_scale, render_mode, illegal_action)
+        super().__init__()
+        self.config = RulesConfig(max_pip=max_pip, num_players=num_players, hand_size=hand_size,
+                                  rounds=rounds, center_arms=center_arms, draw_rule=draw_rule,
+                                  double_blank_points=double_blank_points)
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if isinstance(points_scale, bool) or not isinstance(points_scale, (int, float)) or points_scale <= 0:
+            raise ConfigError(f"points_scale must be a positive number, got {points_scale!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise ConfigError(f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}")
+        self.reward_mode = reward
+        self.points_scale = float(points_scale)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(self.config)
+        self.num_actions = self.config.num_actions
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(low=0.0, high=100.0, shape=(self.encoder.size,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
+        })
+        act_space = spaces.Discrete(self.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
+        self.game: Game | None = None
+
+    # -- spaces ------------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- reset / observe ---------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        deals = None
+        if options:
+            deals = options.get("deals")
+        self._reset_game(Game(self.config, seed=np.random.default_rng(seed), deals=deals))
+
+    def _reset_game(self, game: Game) -> None:
+        self.game = game
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self._rewards_dirty = False
+        self._rounds_seen = 0
+        self._illegal_ended = False
+        self._mask = None
+        self._set_selection()
+
+    def _set_selection(self) -> None:
+        game = self.game
+        seat = game.current_player
+        self.agent_selection = self.possible_agents[seat]
+        mask = self._mask = self.encoder.mask(game.legal_bits)
+        self.infos[self.agent_selection]["action_mask"] = mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._require_game()
+        seat = self.agent_name_mapping[agent]
+        obs = self.encoder.encode(game, seat)
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
+            mask = self._mask
+        else:
+            mask = self._zero_mask
+        return {"observation": obs, "action_mask": mask}
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise ResetNeededError("call reset() before using the environment")
+        return self.game
+
+    # -- step --------------------------------------------------------------------------------
+
+    def step(self, action: int | None) -> None:
+        game = self.game
+        if game is None:
+            raise ResetNeededError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if type(action) is not int or action < 0 or not (game._legal >> action) & 1:
+            if action is None or not game.is_legal(action):
+                self._illegal(agent, action)
+                return
+            action = int(action)  # a numpy integer
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewards_dirty:
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+            self._rewards_dirty = False
+        self.infos[agent]["action_mask"] = self._zero_mask
+        rounds = game.apply(action)
+        if rounds != self._rounds_seen:
+            self._on_round_end(rounds)
+        if game._over:
+            self.terminations = {a: True for a in self.agents}
+            self._mask = None
+            self._deads_step_first()
+        else:
+            agent = self.agent_selection = self.possible_agents[game._cur]
+            mask = self._mask = self.encoder.mask(game._legal)
+            self.infos[agent]["action_mask"] = mask
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: Any) -> None:
+        game = self.game
+        max_pip = self.config.max_pip
+        legal = [f"{a} ({action_to_string(a, max_pip)})" for a in game.legal_actions()]
+        if self.illegal_action == "raise":
+            raise IllegalActionError(f"{agent} cannot take action {action!r}; legal actions: {legal}")
+        # as PettingZoo's TerminateIllegalWrapper: -1 to the offender, the game is over
+        gymnasium.logger.warn(f"[chicken_foot_v0] illegal action {action!r} by {agent}: game over, reward -1")
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = {a: True for a in self.agents}
+        self.truncations = {a: True for a in self.agents}
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[agent] = -1.0
+        self._rewards_dirty = True
+        for a in self.agents:
+            self.infos[a]["action_mask"] = self._zero_mask
+        self._accumulate_rewards()
+        self._illegal_ended = True
+        self._deads_step_first()
+
+    def _on_round_end(self, rounds: int) -> None:
+        game = self.game
+        self._rounds_seen = rounds
+        scores = game._round_scores
+        for a in self.agents:
+            self.infos[a]["round_scores"] = [list(s) for s in scores]
+        n = len(self.possible_agents)
+        rewards = None
+        if self.reward_mode == "points":
+            pts = scores[-1]
+            rewards = [-pts[p] / self.points_scale for p in range(n)]
+        elif self.reward_mode == "relative":
+            pts = scores[-1]
+            total = sum(pts)
+            rewards = [((total - pts[p]) / (n - 1) - pts[p]) / self.points_scale for p in range(n)]
+        if game.is_over:
+            winners = game.winners
+            for a in self.agents:
+                self.infos[a]["totals"] = game.totals
+                self.infos[a]["winners"] = [self.possible_agents[p] for p in winners]
+            if self.reward_mode == "win":
+                share = 1.0 / len(winners)
+                rewards = [(share if p in winners else 0.0) - 1.0 / n for p in range(n)]
+        if rewards is not None:
+            for p, a in enumerate(self.possible_agents):
+                self.rewards[a] = rewards[p]
+            self._rewards_dirty = True
+            self._accumulate_rewards()
+
+    # -- render ------------------------------------------------------------------------------
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        game = self._require_game()
+        if self.render_mode == "rgb_array":
+            return render_rgb(game)
+        text = render_ansi(game)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:
+    """The environment most users want: ``raw_env`` whose illegal actions end the game with -1
+    for the offender (``illegal_action="terminate"``, as PettingZoo's ``TerminateIllegalWrapper``)
+    or raise (``"raise"``). The checks are built in rather than stacked as wrappers (they cost
+    ~40% of a step when stacked); ``step``/``observe`` before ``reset`` raise
+    :class:`ResetNeededError` as the order-enforcing wrapper would."""
+    return raw_env(illegal_action=illegal_action, **kwargs)

@@ -1,0 +1,159 @@
+"""A Gymnasium single-agent view of Chicken Foot: the learner plays one seat, opponents the rest.
+
+    import gymnasium, cf_env
+    env = gymnasium.make("ChickenFoot-v0", num_players=4, reward="relative")
+    obs, info = env.reset(seed=0)
+    while True:
+        legal = np.flatnonzero(info["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+        if terminated:
+            break
+
+Opponents are callables ``(observation dict) -> action id``; by default each plays a uniformly
+random legal action drawn from the env's own generator (seeded by ``reset(seed)``). The reward
+of a step is everything the learner's seat earned from its action up to its next decision
+(round ends and the game's end included), in the AEC env's ``reward`` mode.
+``action_masks()`` follows sb3-contrib's convention.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+import gymnasium
+import numpy as np
+
+from cf_env.chicken_foot import raw_env
+from cf_env.engine import ConfigError, Game, IllegalActionError
+
+__all__ = ["ChickenFootSingleEnv", "Opponent"]
+
+Opponent = Callable[[dict], int]
+
+
+class ChickenFootSingleEnv(gymnasium.Env):
+    """Single-agent Chicken Foot.
+
+    Args:
+        opponents: ``None`` (uniform random legal), one callable for every other seat, a sequence
+            of ``num_players - 1`` callables (clockwise from the learner's left), or a mapping
+            seat -> callable.
+        learner_seat: the learner's seat, or ``"random"`` for a new seat each reset.
+        illegal_action: ``"terminate"`` (reward -1, episode over; default, so that
+            ``check_env``'s unmasked samples are safe) or ``"raise"``.
+        render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None``.
+        **kwargs: the AEC env's arguments (rules fields, ``reward``, ``points_scale``).
+    """
+
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent] | None = None,
+                 learner_seat: int | str = 0, illegal_action: str = "terminate",
+                 render_mode: str | None = None, **kwargs: Any) -> None:
+        inner_mode = "ansi" if render_mode == "human" else render_mode
+        self.aec = raw_env(render_mode=inner_mode, illegal_action="raise", **kwargs)
+        self.render_mode = render_mode
+        n = self.aec.config.num_players
+        if learner_seat != "random" and (isinstance(learner_seat, bool) or not isinstance(learner_seat, int)
+                                         or not 0 <= learner_seat < n):
+            raise ConfigError(f"learner_seat must be 'random' or an int in [0, {n}), got {learner_seat!r}")
+        if illegal_action not in ("terminate", "raise"):
+            raise ConfigError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        self.learner_seat_option = learner_seat
+        self.illegal_action = illegal_action
+        self._opponents = opponents
+        agent = self.aec.possible_agents[0]
+        self.observation_space = self.aec.observation_space(agent)
+        self.action_space = self.aec.action_space(agent)
+        self.seat = 0 if learner_seat == "random" else learner_seat
+        self._mask = np.zeros(self.aec.num_actions, dtype=np.int8)
+        self._over = True
+
+    def _opponent_for(self, seat: int) -> Opponent | None:
+        opp = self._opponents
+        if opp is None:
+            return None
+        if callable(opp):
+            return opp
+        if isinstance(opp, Mapping):
+            if seat not in opp:
+                raise ConfigError(f"opponents mapping has no entry for seat {seat}")
+            return opp[seat]
+        n = self.aec.config.num_players
+        if len(opp) != n - 1:
+            raise ConfigError(f"opponents must list {n - 1} callables (clockwise from the learner's left), got {len(opp)}")
+        return opp[(seat - self.seat) % n - 1]
+
+    def _random_legal(self, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        return int(legal[self.np_random.integers(len(legal))])
+
+    def _play_opponents(self) -> None:
+        aec = self.aec
+        game = aec.game
+        learner = aec.possible_agents[self.seat]
+        while not game.is_over and aec.agent_selection != learner:
+            seat = game.current_player
+            opp = self._opponent_for(seat)
+            obs = aec.observe(aec.agent_selection)
+            action = self._random_legal(obs["action_mask"]) if opp is None else opp(obs)
+            aec.step(action)
+
+    def _result(self) -> tuple[dict, dict]:
+        aec = self.aec
+        agent = aec.possible_agents[self.seat]
+        obs = aec.observe(agent)
+        self._mask = obs["action_mask"]
+        info = dict(aec.infos.get(agent, {}))
+        info["action_mask"] = self._mask
+        info["seat"] = self.seat
+        return obs, info
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        super().reset(seed=seed)
+        if self.learner_seat_option == "random":
+            self.seat = int(self.np_random.integers(self.aec.config.num_players))
+        deals = (options or {}).get("deals")
+        self.aec._reset_game(Game(self.aec.config, seed=self.np_random, deals=deals))
+        self._play_opponents()
+        self._over = self.aec.game.is_over
+        return self._result()
+
+    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+        if self._over:
+            raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
+        aec = self.aec
+        agent = aec.possible_agents[self.seat]
+        if not aec.game.is_legal(action):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"action {action!r} is not legal; legal: {aec.game.legal_actions()}")
+            self._over = True
+            obs, info = self._result()
+            obs = {"observation": obs["observation"], "action_mask": np.zeros_like(obs["action_mask"])}
+            info["action_mask"] = obs["action_mask"]
+            info["illegal_action"] = True
+            return obs, -1.0, True, False, info
+        aec.step(int(action))
+        self._play_opponents()
+        reward = float(aec._cumulative_rewards.get(agent, 0.0))
+        aec._cumulative_rewards[agent] = 0.0
+        terminated = aec.game.is_over
+        self._over = terminated
+        obs, info = self._result()
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (sb3-contrib's MaskablePPO reads this)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        out = self.aec.render()
+        if self.render_mode == "human":
+            print(out + "\n")
+            return None
+        return out

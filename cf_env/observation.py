@@ -1,0 +1,156 @@
+"""The observation: one flat float32 vector per seat, with named views.
+
+Seat-relative: every block that lists players starts with the observer and goes clockwise, so
+one policy serves every seat. With ``T = num_tiles``, ``K = max_pip + 1`` and ``n`` players
+(sizes for 4-player double-nine in brackets; D = 229):
+
+=================  ===========  =================================================================
+block              shape        content
+=================  ===========  =================================================================
+``hand``           (T,) [55]    1 for each tile in the observer's hand
+``layout``         (T,) [55]    1 for each tile on this round's layout (the starting double too)
+``drawn``          (T,) [55]    one-hot tile the observer just drew and may play or keep (R12)
+``pending_value``  (K,) [10]    one-hot pip value of the forced slots (R9 centre arms, R10 toes)
+``pending_kind``   (2,)         one-hot [centre arms, toes]; zeros when nothing is forced
+``unmatched``      (n-1, K)     for each opponent (clockwise from the observer's left), 1 for the
+                                pip values it could not match at its latest draw or forced pass
+                                this round
+``open_ends``      (K,) [10]    number of free open ends showing each pip value
+``pending_count``  (1,)         forced slots still empty (0 when play is free)
+``hand_sizes``     (n,) [4]     tiles in each hand, observer first, then clockwise
+``boneyard``       (1,)         tiles left in the boneyard
+``round``          (2,)         [0-based round index, rounds left after this one]
+``scores``         (n,) [4]     cumulative points so far / 100, observer first
+=================  ===========  =================================================================
+
+The first six blocks are 0/1 flags, the rest are counts. The vector holds everything public (RULES.md R17) that decides legality, scoring and what can
+still be drawn, plus the observer's own hand; it never shows an opponent's tile or the
+boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (checkpoints store it).
+"""
+
+from __future__ import annotations
+
+from typing import Dict
+
+import numpy as np
+
+from cf_env.engine import Game, RulesConfig, Tile, action_table
+
+__all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_SCALE"]
+
+OBSERVATION_VERSION = 1
+SCORE_SCALE = 100.0  # scores are divided by this (the encoder multiplies by 0.01)
+_MASK_CACHE_SIZE = 1 << 16
+
+
+class ObservationEncoder:
+    """Builds and decodes observation vectors for one :class:`RulesConfig`."""
+
+    def __init__(self, config: RulesConfig) -> None:
+        self.config = config
+        n, k = config.num_players, config.max_pip + 1
+        t = config.num_tiles
+        self.num_actions = config.num_actions
+        self.blocks: Dict[str, tuple[int, ...]] = {
+            "hand": (t,),
+            "layout": (t,),
+            "drawn": (t,),
+            "pending_value": (k,),
+            "pending_kind": (2,),
+            "unmatched": (n - 1, k),
+            "open_ends": (k,),
+            "pending_count": (1,),
+            "hand_sizes": (n,),
+            "boneyard": (1,),
+            "round": (2,),
+            "scores": (n,),
+        }
+        self.slices: Dict[str, slice] = {}
+        offset = 0
+        for name, shape in self.blocks.items():
+            size = int(np.prod(shape))
+            self.slices[name] = slice(offset, offset + size)
+            offset += size
+        self.size = offset
+        self.num_flags = self.slices["unmatched"].stop  # the 0/1 blocks come first
+        table = action_table(config.max_pip)
+        self._table = table
+        self._k, self._n, self._t = k, n, t
+        self._rounds = config.rounds
+        # All 0/1 blocks are packed into one int per observation and unpacked in one go: the
+        # hand, layout and drawn tile as action bits at offsets 0, W, 2W (W = K*K); then the
+        # pending value (K bits), pending kind (2 bits) and each opponent's unmatched values.
+        w = k * k
+        self._w = w
+        self._pv_off = 3 * w
+        self._pk_off = 3 * w + k
+        self._um_off = 3 * w + k + 2
+        total_bits = self._um_off + (n - 1) * k
+        self._flag_bytes = (total_bits + 7) // 8
+        tile_action = np.array([Tile.from_index(i).low * k + Tile.from_index(i).high for i in range(t)], dtype=np.intp)
+        self._gather = np.concatenate([
+            tile_action, w + tile_action, 2 * w + tile_action,
+            self._pv_off + np.arange(k), self._pk_off + np.arange(2), self._um_off + np.arange((n - 1) * k),
+        ]).astype(np.intp)
+        self._tile_action = tile_action
+        self._mask_bytes = (table.num_actions + 7) // 8
+        self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
+        self._mask_cache: dict[int, np.ndarray] = {}
+
+    # -- bit helpers ---------------------------------------------------------------------------
+
+    def mask(self, bits: int) -> np.ndarray:
+        """The int8 action mask of an int of legal-action bits. Masks are cached and shared, so
+        they are read-only; copy one before writing to it."""
+        mask = self._mask_cache.get(bits)
+        if mask is None:
+            raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
+            mask = np.unpackbits(raw, bitorder="little")[: self.num_actions].view(np.int8)
+            mask.flags.writeable = False
+            if len(self._mask_cache) >= _MASK_CACHE_SIZE:
+                self._mask_cache.clear()
+            self._mask_cache[bits] = mask
+        return mask
+
+    def tiles(self, bits: int) -> np.ndarray:
+        """0/1 uint8 vector over tile indices of a tile set held as action bits."""
+        raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
+        return np.unpackbits(raw, bitorder="little")[self._tile_action]
+
+    # -- encode / decode -----------------------------------------------------------------------
+
+    def encode(self, game: Game, seat: int) -> np.ndarray:
+        """The observation of ``seat`` (its own hand, everything public)."""
+        w = self._w
+        flags = game._hands[seat] | game._played << w
+        if game._cur == seat and game._drawn >= 0 and not game._over:
+            flags |= self._table.tile_bits[game._drawn] << (2 * w)
+        pend = game._pend
+        if pend:
+            flags |= 1 << (self._pv_off + game._pend_val)
+            flags |= 1 << (self._pk_off + (0 if game._pend_role == 1 else 1))
+        unmatched = game._unmatched
+        off = self._um_off
+        k = self._k
+        for p in self._opponents[seat]:
+            flags |= unmatched[p] << off
+            off += k
+        raw = np.frombuffer(flags.to_bytes(self._flag_bytes, "little"), dtype=np.uint8)
+        obs = np.empty(self.size, dtype=np.float32)
+        obs[: self.num_flags] = np.unpackbits(raw, bitorder="little")[self._gather]
+        counts = game._counts
+        totals = game._totals
+        r = game._round
+        obs[self.num_flags:] = (
+            game._ends + [pend] + counts[seat:] + counts[:seat] + [len(game._bone), r, self._rounds - r - 1]
+            + [x * 0.01 for x in totals[seat:] + totals[:seat]]
+        )
+        return obs
+
+    def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views (no copies) of an observation vector, or of a batch ``(..., D)``."""
+        vector = np.asarray(vector)
+        if vector.shape[-1] != self.size:
+            raise ValueError(f"expected observations of size {self.size}, got shape {vector.shape}")
+        lead = vector.shape[:-1]
+        return {name: vector[..., self.slices[name]].reshape(lead + shape) for name, shape in self.blocks.items()}

@@ -1,0 +1,347 @@
+"""The PettingZoo AEC env: PettingZoo's own suites, turn flow, rewards, illegal actions, hidden
+information, and masks/scores checked against the reference implementation move by move."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import cf_env
+from cf_env import ObservationEncoder, ResetNeededError, env, raw_env
+from cf_env.engine import ConfigError, Game, IllegalActionError, RulesConfig, Tile, string_to_action
+from tests.reference_rules import ReferenceGame
+from tests.scripted import deal
+
+CONFIGS = [
+    {},
+    {"num_players": 2, "max_pip": 6, "reward": "points"},
+    {"num_players": 6, "max_pip": 12, "center_arms": 6, "draw_rule": "until_playable", "reward": "relative"},
+    {"num_players": 3, "max_pip": 4, "hand_size": 3, "center_arms": 3, "rounds": 2},
+]
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS)
+@pytest.mark.parametrize("factory", [env, raw_env])
+def test_pettingzoo_api(factory, kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # api_test's advice about Dict observations
+        api_test(factory(**kwargs), num_cycles=2000)
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS[:2])
+def test_pettingzoo_seed(kwargs):
+    seed_test(lambda: env(**kwargs), num_cycles=500)
+
+
+def test_pettingzoo_render():
+    render_test(lambda render_mode=None: env(render_mode=render_mode),
+                custom_tests={"ansi": lambda text: "centre" in text and "hand of player_" in text})
+
+
+def test_spec_and_spaces():
+    e = env()
+    assert e.metadata["name"] == "chicken_foot_v0"
+    assert set(e.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
+    assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
+    space = e.observation_space("player_0")
+    assert space is e.observation_space("player_0") is e.observation_space("player_3")
+    assert e.action_space("player_1") is e.action_space("player_1")
+    assert e.action_space("player_1").n == 102
+    assert space["observation"].shape == (229,) and space["observation"].dtype == np.float32
+    assert space["action_mask"].shape == (102,) and space["action_mask"].dtype == np.int8
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"reward": "score"}, "reward"), ({"points_scale": 0}, "points_scale"),
+    ({"render_mode": "video"}, "render_mode"), ({"illegal_action": "ignore"}, "illegal_action"),
+    ({"max_pip": 40}, "max_pip"),
+])
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        env(**kwargs)
+
+
+def test_use_before_reset_is_a_clear_error():
+    e = env()
+    with pytest.raises(ResetNeededError):
+        e.step(0)
+    with pytest.raises(ResetNeededError):
+        e.observe("player_0")
+
+
+# ---------------------------------------------------------------- turn flow, scripted
+
+def _mask_strings(obs: dict, max_pip: int) -> set[str]:
+    return {cf_env.action_to_string(int(a), max_pip) for a in np.flatnonzero(obs["action_mask"])}
+
+
+def _step(e, move: str) -> None:
+    e.step(string_to_action(move, e.config.max_pip))
+
+
+def _foot_env():
+    config = RulesConfig(max_pip=4, num_players=2, hand_size=5, rounds=1, center_arms=2)
+    e = env(**config.to_dict())
+    e.reset(options={"deals": [deal(config, [["4-4", "0-4", "1-2", "0-2", "1-3"],
+                                             ["1-4", "1-1", "0-1", "3-3", "2-3"]])]})
+    return e
+
+
+def test_forced_centre_arms_and_toes_in_the_mask():
+    e = _foot_env()
+    assert e.agent_selection == "player_1"
+    obs, *_ = e.last()
+    assert _mask_strings(obs, 4) == {"4>1"}
+    assert not e.observe("player_0")["action_mask"].any()  # not to move: all zeros
+    _step(e, "4>1")
+    assert _mask_strings(e.last()[0], 4) == {"4>0"}
+    _step(e, "4>0")
+    _step(e, "1>1")
+    obs, *_ = e.last()
+    assert _mask_strings(obs, 4) == {"1>2", "1>3"}
+    view = e.encoder.decode(obs["observation"])
+    assert view["pending_value"][1] == 1 and view["pending_count"][0] == 3
+    assert list(view["pending_kind"]) == [0, 1]
+    _step(e, "1>2")
+    _step(e, "1>0")
+    _step(e, "1>3")
+    assert _mask_strings(e.last()[0], 4) == {"3>3", "2>3", "3>2"}
+
+
+def _draw_env(top, **kw):
+    config = RulesConfig(max_pip=3, num_players=2, hand_size=2, rounds=1, center_arms=1, **kw)
+    e = env(**config.to_dict())
+    e.reset(options={"deals": [deal(config, [["3-3", "0-3"], ["1-1", "1-2"]], top=top)]})
+    return e
+
+
+def test_draw_only_then_play_or_keep_then_unplayable_moves_on():
+    e = _draw_env(["2-3"])
+    obs, _, _, _, info = e.last()
+    assert e.agent_selection == "player_1" and _mask_strings(obs, 3) == {"draw"}
+    assert info["action_mask"] is obs["action_mask"]
+    _step(e, "draw")
+    assert e.agent_selection == "player_1"
+    obs = e.last()[0]
+    assert _mask_strings(obs, 3) == {"3>2", "pass"}
+    drawn = e.encoder.decode(obs["observation"])["drawn"]
+    assert np.flatnonzero(drawn).tolist() == [Tile(2, 3).index]
+    _step(e, "pass")
+    assert e.agent_selection == "player_0"
+
+    e = _draw_env(["0-0", "2-3"])
+    _step(e, "draw")  # 0-0 cannot be played: the turn moves on
+    assert e.agent_selection == "player_0"
+    assert _mask_strings(e.last()[0], 3) == {"3>0"}
+
+
+def test_pass_only_with_empty_boneyard():
+    config = RulesConfig(max_pip=2, num_players=2, hand_size=2, rounds=1, center_arms=1)
+    e = env(**config.to_dict())
+    e.reset(options={"deals": [deal(config, [["2-2", "1-2"], ["0-0", "0-1"]], top=["0-2", "1-1"])]})
+    for move in ("draw", "2>0", "draw", "0>1", "1>1"):
+        _step(e, move)
+    assert e.agent_selection == "player_1"
+    assert _mask_strings(e.last()[0], 2) == {"pass"}
+    _step(e, "pass")
+    _step(e, "1>2")
+    assert all(e.terminations.values())
+    assert e.infos["player_0"]["round_scores"] == [[0, 50]]
+    assert e.infos["player_0"]["winners"] == ["player_0"]
+    assert e.infos["player_1"]["totals"] == [0, 50]
+
+
+def test_bad_scripted_deal_is_a_clear_error():
+    e = env(max_pip=3, num_players=2, hand_size=2, rounds=1)
+    with pytest.raises(cf_env.DealError, match="exactly once"):
+        e.reset(options={"deals": [{"hands": [[[0, 0], [0, 0]], [[1, 1], [1, 2]]], "boneyard": []}]})
+
+
+# ---------------------------------------------------------------- rewards
+
+def _play_out(e, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    totals = {a: 0.0 for a in e.possible_agents}
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
+    return totals
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reward_win_is_zero_sum_and_pays_winners(seed):
+    e = env(num_players=4, max_pip=6, hand_size=5, rounds=3)
+    e.reset(seed=seed)
+    totals = _play_out(e, seed)
+    assert sum(totals.values()) == pytest.approx(0.0)
+    winners = e.game.winners
+    for p, a in enumerate(e.possible_agents):
+        expected = (1 / len(winners) if p in winners else 0.0) - 1 / 4
+        assert totals[a] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reward_points_and_relative(seed):
+    for mode in ("points", "relative"):
+        e = env(num_players=3, max_pip=6, rounds=3, reward=mode, points_scale=50)
+        e.reset(seed=seed)
+        totals = _play_out(e, seed)
+        scores = e.game.round_scores
+        for p, a in enumerate(e.possible_agents):
+            if mode == "points":
+                expected = -sum(r[p] for r in scores) / 50
+            else:
+                expected = sum((sum(r) - r[p]) / 2 - r[p] for r in scores) / 50
+            assert totals[a] == pytest.approx(expected)
+        if mode == "relative":
+            assert sum(totals.values()) == pytest.approx(0.0)
+
+
+def test_round_rewards_arrive_at_each_round_end():
+    e = env(num_players=2, max_pip=4, reward="points", rounds=3)
+    e.reset(seed=1)
+    rng = np.random.default_rng(1)
+    seen_rounds = 0
+    while not e.game.is_over:
+        obs = e.observe(e.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if e.game.rounds_finished != seen_rounds:
+            seen_rounds = e.game.rounds_finished
+            pts = e.game.round_scores[-1]
+            assert [e.rewards[a] for a in e.possible_agents] == pytest.approx([-x / 100 for x in pts])
+            assert e.infos["player_0"]["round_scores"] == e.game.round_scores
+        else:
+            assert all(r == 0 for r in e.rewards.values())
+
+
+# ---------------------------------------------------------------- illegal actions
+
+def test_illegal_action_raw_env_raises_and_changes_nothing():
+    e = raw_env()
+    e.reset(seed=0)
+    before = e.game.to_record()
+    obs = e.observe(e.agent_selection)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        e.step(illegal)
+    with pytest.raises(IllegalActionError):
+        e.step(None)
+    assert e.game.to_record() == before
+    assert not any(e.terminations.values())
+
+
+def test_illegal_action_env_terminates_like_the_wrapper():
+    e = env()
+    e.reset(seed=0)
+    offender = e.agent_selection
+    obs = e.observe(offender)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="illegal action"):
+        e.step(illegal)
+    assert all(e.terminations.values()) and all(e.truncations.values())
+    assert e.rewards[offender] == -1 and all(r == 0 for a, r in e.rewards.items() if a != offender)
+    finished = set()
+    for agent in e.agent_iter():
+        _, reward, term, trunc, _ = e.last()
+        assert term and trunc
+        assert reward == (-1 if agent == offender else 0)
+        finished.add(agent)
+        e.step(None)
+    assert finished == set(e.possible_agents) and e.agents == []
+
+
+def test_env_illegal_raise_mode():
+    e = env(illegal_action="raise")
+    e.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        e.step(101)
+
+
+# ---------------------------------------------------------------- hidden information
+
+def _swap_deal(config: RulesConfig, seed: int, a: int, b: int):
+    """The seed's first deal, and a copy where opponents ``a`` and ``b`` trade a tile and (when
+    nobody has to search for the starting double) the boneyard's top and bottom tiles trade places."""
+    game = Game(config, seed=seed)
+    d = game.to_record()["deals"][0]
+    start = [config.max_pip, config.max_pip]
+    swapped = {"hands": [list(h) for h in d["hands"]], "boneyard": list(d["boneyard"])}
+    i = next(j for j, t in enumerate(d["hands"][a]) if t != start)
+    k = next(j for j, t in enumerate(d["hands"][b]) if t != start)
+    swapped["hands"][a][i], swapped["hands"][b][k] = d["hands"][b][k], d["hands"][a][i]
+    if start not in d["boneyard"]:
+        swapped["boneyard"][0], swapped["boneyard"][-1] = d["boneyard"][-1], d["boneyard"][0]
+    return d, swapped
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_observation_does_not_see_hidden_tiles(seed):
+    config = RulesConfig(num_players=4, rounds=1)
+    original, swapped = _swap_deal(config, seed, 1, 2)
+    e1, e2 = env(**config.to_dict()), env(**config.to_dict())
+    e1.reset(options={"deals": [original]})
+    e2.reset(options={"deals": [swapped]})
+    for seat in (0, 3):
+        o1 = e1.observe(f"player_{seat}")["observation"]
+        o2 = e2.observe(f"player_{seat}")["observation"]
+        np.testing.assert_array_equal(o1, o2)
+    # the swapped players do see their own change
+    assert not np.array_equal(e1.observe("player_1")["observation"], e2.observe("player_1")["observation"])
+
+
+def test_observation_blocks_decode_to_the_state():
+    e = env()
+    e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        obs = e.observe(e.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    seat = e.game.current_player
+    view = e.encoder.decode(e.observe(f"player_{seat}")["observation"])
+    assert np.flatnonzero(view["hand"]).tolist() == [t.index for t in e.game.hand(seat)]
+    assert view["layout"].sum() == len(e.game.layout())
+    assert view["open_ends"].tolist() == e.game.open_ends
+    assert view["hand_sizes"].tolist() == [e.game.hand_sizes[(seat + i) % 4] for i in range(4)]
+    assert view["boneyard"][0] == e.game.boneyard_size
+    assert view["unmatched"].shape == (3, 10)
+    for i in range(3):
+        bits = e.game.unmatched((seat + 1 + i) % 4)
+        assert np.flatnonzero(view["unmatched"][i]).tolist() == [v for v in range(10) if bits >> v & 1]
+    assert ObservationEncoder(e.config).size == 229
+
+
+# ---------------------------------------------------------------- against the reference rules
+
+@pytest.mark.parametrize("kwargs", CONFIGS + [{"num_players": 8, "max_pip": 15, "hand_size": 9, "rounds": 2}])
+def test_masks_and_scores_match_reference_move_by_move(kwargs):
+    e = env(**kwargs)
+    config = e.config
+    for seed in range(3):
+        game = Game(config, seed=seed)  # only to draw full deals for every round
+        rng = np.random.default_rng(seed)
+        while not game.is_over:
+            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+        deals = game.to_record()["deals"]
+        ref = ReferenceGame(**config.to_dict(), deals=deals)
+        e.reset(options={"deals": deals})
+        for agent in e.agent_iter():
+            obs, _, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            assert agent == f"player_{ref.player}"
+            assert set(np.flatnonzero(obs["action_mask"]).tolist()) == ref.legal()
+            action = sorted(ref.legal())[int(rng.integers(len(ref.legal())))]
+            ref.step(action)
+            e.step(action)
+        assert ref.over
+        assert ref.round_scores == e.game.round_scores
+        assert ref.winners == e.game.winners

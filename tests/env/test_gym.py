@@ -1,0 +1,115 @@
+"""The Gymnasium single-agent env: registration, check_env, masked rollouts, opponents."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import cf_env  # noqa: F401  (registers ChickenFoot-v0)
+from cf_env import ChickenFootSingleEnv
+from cf_env.engine import ConfigError, IllegalActionError
+
+
+def test_registered_and_check_env():
+    env = gymnasium.make("ChickenFoot-v0", num_players=3, max_pip=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped, skip_render_check=False)
+    assert isinstance(env.unwrapped, ChickenFootSingleEnv)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"reward": "relative", "learner_seat": "random"},
+                                    {"num_players": 2, "max_pip": 6, "reward": "points", "learner_seat": 1}])
+def test_masked_random_rollout(kwargs):
+    env = ChickenFootSingleEnv(**kwargs)
+    rng = np.random.default_rng(0)
+    for episode in range(3):
+        obs, info = env.reset(seed=episode)
+        total = 0.0
+        steps = 0
+        while True:
+            mask = env.action_masks()
+            assert mask.dtype == bool and mask.any()
+            np.testing.assert_array_equal(mask, info["action_mask"].astype(bool))
+            np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
+            assert env.observation_space.contains(obs)
+            action = int(rng.choice(np.flatnonzero(mask)))
+            obs, reward, terminated, truncated, info = env.step(action)
+            total += reward
+            steps += 1
+            assert not truncated
+            if terminated:
+                break
+        game = env.aec.game
+        assert game.is_over and "winners" in info
+        if kwargs.get("reward", "win") == "points":
+            assert total == pytest.approx(-game.totals[env.seat] / 100)
+        elif kwargs.get("reward", "win") == "win":
+            n = game.num_players
+            expected = (1 / len(game.winners) if env.seat in game.winners else 0) - 1 / n
+            assert total == pytest.approx(expected)
+
+
+def test_seeded_resets_are_deterministic():
+    a, b = ChickenFootSingleEnv(), ChickenFootSingleEnv()
+    for seed in (0, 5):
+        oa, _ = a.reset(seed=seed)
+        ob, _ = b.reset(seed=seed)
+        np.testing.assert_array_equal(oa["observation"], ob["observation"])
+        for _ in range(20):
+            act = int(np.flatnonzero(a.action_masks())[0])
+            ra = a.step(act)
+            rb = b.step(act)
+            np.testing.assert_array_equal(ra[0]["observation"], rb[0]["observation"])
+            assert ra[1:4] == rb[1:4]
+            if ra[2]:
+                break
+
+
+def test_opponents_are_called_with_their_observation():
+    calls = []
+
+    def first_legal(obs):
+        calls.append(obs["observation"].shape)
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    env = ChickenFootSingleEnv(opponents=[first_legal, first_legal, first_legal])
+    env.reset(seed=3)
+    for _ in range(5):
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert calls and all(shape == (229,) for shape in calls)
+
+
+def test_illegal_action_terminates_or_raises():
+    env = ChickenFootSingleEnv()
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert reward == -1.0 and terminated and info["illegal_action"]
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(0)
+    env = ChickenFootSingleEnv(illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+
+
+def test_bad_arguments():
+    with pytest.raises(ConfigError, match="learner_seat"):
+        ChickenFootSingleEnv(learner_seat=4)
+    with pytest.raises(ConfigError, match="opponents"):
+        ChickenFootSingleEnv(opponents=[lambda o: 0]).reset(seed=0)
+
+
+def test_render_modes():
+    env = ChickenFootSingleEnv(render_mode="ansi")
+    env.reset(seed=0)
+    assert "hand of player_0" in env.render()
+    env = ChickenFootSingleEnv(render_mode="rgb_array")
+    env.reset(seed=0)
+    image = env.render()
+    assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
