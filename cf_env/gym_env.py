@@ -103,7 +103,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
         aec = self.aec
         agent = aec.possible_agents[self.seat]
         obs = aec.observe(agent)
-        self._mask = obs["action_mask"]
+        obs["action_mask"] = self._mask = obs["action_mask"].copy()  # fresh arrays every call
         info = dict(aec.infos.get(agent, {}))
         info["action_mask"] = self._mask
         info["seat"] = self.seat
