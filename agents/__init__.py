@@ -1,0 +1,56 @@
+"""Agents that act on the Chicken Foot env's observation dicts.
+
+``agents.load(spec, config)`` builds one from a spec: ``"random"``, ``"greedy"``,
+``"heuristic"``, a checkpoint path, or ``"zoo:NAME"`` for a checkpoint shipped in the package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agents.base import Agent, legal_actions
+from agents.baselines import GreedyAgent, HeuristicAgent, RandomAgent
+from cf_env import ChickenFootError, RulesConfig
+
+__all__ = ["Agent", "AgentSpecError", "GreedyAgent", "HeuristicAgent", "RandomAgent", "BASELINES",
+           "legal_actions", "load", "zoo_path", "zoo_names"]
+
+BASELINES = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
+ZOO_DIR = Path(__file__).parent / "zoo"
+
+
+class AgentSpecError(ChickenFootError, ValueError):
+    """An agent spec names nothing that can be loaded."""
+
+
+def zoo_names() -> list[str]:
+    """Names of the checkpoints shipped in ``agents/zoo``."""
+    return sorted(p.stem for p in ZOO_DIR.glob("*.pt"))
+
+
+def zoo_path(name: str) -> Path:
+    path = ZOO_DIR / f"{name}.pt"
+    if not path.exists():
+        raise AgentSpecError(f"no shipped checkpoint 'zoo:{name}'; available: {zoo_names() or 'none'}")
+    return path
+
+
+def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> Agent:
+    """An agent from a spec (see the module docstring) for the rules ``config`` (default rules
+    when omitted; a checkpoint brings its own and must match ``config`` when both are given)."""
+    if not isinstance(spec, str):
+        raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
+    if spec in BASELINES:
+        return BASELINES[spec](config if config is not None else RulesConfig())
+    if spec.startswith("zoo:"):
+        path = zoo_path(spec[4:])
+    else:
+        path = Path(spec)
+        if not path.exists():
+            raise AgentSpecError(
+                f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, a checkpoint path, "
+                f"or zoo:NAME ({zoo_names() or 'no shipped checkpoints'})"
+            )
+    from agents.torch_policy import TorchAgent
+
+    return TorchAgent.from_checkpoint(path, config=config, device=device, name=spec)

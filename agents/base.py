@@ -1,0 +1,36 @@
+"""The agent protocol: act on the env's observation dict, return a legal action id.
+
+An agent is built for one rules config (it may need it to read the observation) and acts on
+``{"observation": float32 (D,), "action_mask": int8 (A,)}`` as returned by the env's
+``observe``/``last``. All randomness comes from the ``np.random.Generator`` passed to ``act``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from cf_env import RulesConfig
+
+__all__ = ["Agent", "legal_actions"]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every agent provides."""
+
+    name: str
+    config: RulesConfig
+
+    def act(self, observation: dict, rng: np.random.Generator) -> int:
+        """Return a legal action id for ``observation`` (its mask must have a 1 somewhere)."""
+        ...
+
+
+def legal_actions(observation: dict) -> np.ndarray:
+    """Sorted legal action ids of an observation dict; a clear error when there are none."""
+    legal = np.flatnonzero(observation["action_mask"])
+    if legal.size == 0:
+        raise ValueError("the observation's action mask is all zeros: this agent is not to move")
+    return legal

@@ -1,0 +1,95 @@
+"""Checkpoints: weights plus the metadata that says which game they were trained for.
+
+A checkpoint is one ``torch.save`` file holding plain Python values and tensors (it loads with
+``weights_only=True``): ``model`` (state dict), ``model_kwargs``, ``rules`` (the RulesConfig),
+``observation_version``, ``action_encoding``, ``num_actions``, ``train_step``, ``train_config``,
+``package_version``, and optionally ``optimizer`` and ``trainer_state`` for ``--resume``.
+Writes are atomic (a temporary file in the same folder, then ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cf_env import OBSERVATION_VERSION, ChickenFootError, RulesConfig, __version__
+
+__all__ = ["ACTION_ENCODING", "CHECKPOINT_FORMAT", "CheckpointError", "load_checkpoint", "save_checkpoint",
+           "check_compatible"]
+
+CHECKPOINT_FORMAT = "chickenfoot-rl/checkpoint/v1"
+ACTION_ENCODING = "m*K+x plays {m,x} on an open m exposing x; K*K draw; K*K+1 pass"
+
+
+class CheckpointError(ChickenFootError, ValueError):
+    """A checkpoint file is unreadable, corrupt, or does not match the env it is used with."""
+
+
+def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
+    """Atomically write ``payload`` (completed with the format and version fields) to ``path``."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "format": CHECKPOINT_FORMAT,
+        "observation_version": OBSERVATION_VERSION,
+        "action_encoding": ACTION_ENCODING,
+        "package_version": __version__,
+        **payload,
+    }
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read and validate a checkpoint; :class:`CheckpointError` says what is wrong."""
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint file at {path}")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises several types for truncated or foreign files
+        raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path} is not a chickenfoot-rl checkpoint (format {data.get('format') if isinstance(data, dict) else type(data).__name__!r})")
+    missing = [k for k in ("model", "model_kwargs", "rules", "observation_version", "num_actions") if k not in data]
+    if missing:
+        raise CheckpointError(f"{path} lacks the fields {missing}")
+    if data["observation_version"] != OBSERVATION_VERSION:
+        raise CheckpointError(
+            f"{path} was trained on observation layout v{data['observation_version']}, this package encodes "
+            f"v{OBSERVATION_VERSION}; retrain or use the package version {data.get('package_version')}"
+        )
+    if data.get("action_encoding", ACTION_ENCODING) != ACTION_ENCODING:
+        raise CheckpointError(f"{path} uses another action encoding: {data.get('action_encoding')!r}")
+    return data
+
+
+def check_compatible(data: dict[str, Any], config: RulesConfig, path: str | Path = "checkpoint") -> RulesConfig:
+    """The checkpoint's rules; an error when they differ from ``config`` where it matters.
+
+    The network's input and output sizes depend on ``num_players`` and ``max_pip``; the other
+    rule options (rounds, centre arms, draw rule, scoring) change play but not shapes, so a
+    checkpoint may be evaluated under them."""
+    trained = RulesConfig.from_dict(data["rules"])
+    for name in ("num_players", "max_pip"):
+        if getattr(trained, name) != getattr(config, name):
+            raise CheckpointError(
+                f"{path} was trained for {name}={getattr(trained, name)} but the env has "
+                f"{name}={getattr(config, name)}; its network cannot read this game's observations"
+            )
+    return trained

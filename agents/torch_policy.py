@@ -1,0 +1,120 @@
+"""The PyTorch policy: a masked actor-critic MLP shared by every seat.
+
+The observation is seat-relative, so one network plays any seat. Illegal logits are set to the
+dtype's minimum before the softmax (never renormalised by hand), so they get zero probability
+and zero gradient.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.base import legal_actions
+from agents.checkpoint import CheckpointError, check_compatible, load_checkpoint
+from cf_env import ObservationEncoder, RulesConfig
+
+__all__ = ["ActorCritic", "TorchAgent", "observation_scale"]
+
+
+def observation_scale(config: RulesConfig) -> np.ndarray:
+    """Per-feature divisors that bring every observation block to roughly [0, 1]."""
+    enc = ObservationEncoder(config)
+    scale = np.ones(enc.size, dtype=np.float32)
+    per_block = {"open_ends": 4.0, "pending_count": 3.0, "hand_sizes": 10.0, "boneyard": float(config.num_tiles),
+                 "round": float(config.rounds), "scores": 3.0}
+    for name, value in per_block.items():
+        scale[enc.slices[name]] = value
+    return scale
+
+
+class ActorCritic(nn.Module):
+    """MLP trunk, a policy head over every action id and a value head."""
+
+    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
+                 obs_scale: np.ndarray | None = None) -> None:
+        super().__init__()
+        self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        scale = torch.ones(obs_dim) if obs_scale is None else torch.as_tensor(obs_scale, dtype=torch.float32)
+        self.register_buffer("obs_scale", scale)
+        layers: list[nn.Module] = []
+        width = obs_dim
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.Tanh()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, num_actions)
+        self.value = nn.Linear(width, 1)
+        for layer in self.trunk:
+            if isinstance(layer, nn.Linear):
+                nn.init.orthogonal_(layer.weight, np.sqrt(2))
+                nn.init.zeros_(layer.bias)
+        nn.init.orthogonal_(self.policy.weight, 0.01)
+        nn.init.zeros_(self.policy.bias)
+        nn.init.orthogonal_(self.value.weight, 1.0)
+        nn.init.zeros_(self.value.bias)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits ``(B, A)`` and values ``(B,)``; ``mask`` is bool or 0/1."""
+        h = self.trunk(obs / self.obs_scale)
+        logits = self.policy(h)
+        logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
+        return logits, self.value(h).squeeze(-1)
+
+    def kwargs(self) -> dict:
+        return {"obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(self.hidden)}
+
+
+class TorchAgent:
+    """Plays a trained :class:`ActorCritic`: the most likely legal action (``deterministic``,
+    default) or a sample drawn with the generator given to :meth:`act`."""
+
+    def __init__(self, model: ActorCritic, config: RulesConfig, name: str = "torch",
+                 deterministic: bool = True, device: str = "cpu") -> None:
+        self.model = model.to(device).eval()
+        self.config = config
+        self.name = name
+        self.deterministic = deterministic
+        self.device = device
+        enc = ObservationEncoder(config)
+        if model.obs_dim != enc.size or model.num_actions != config.num_actions:
+            raise CheckpointError(
+                f"the network reads {model.obs_dim} features and scores {model.num_actions} actions, but "
+                f"this game has {enc.size} and {config.num_actions}"
+            )
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, config: RulesConfig | None = None, device: str = "cpu",
+                        name: str | None = None, deterministic: bool = True) -> "TorchAgent":
+        data = load_checkpoint(path)
+        trained = RulesConfig.from_dict(data["rules"])
+        if config is not None:
+            check_compatible(data, config, path)
+        kwargs = dict(data["model_kwargs"])
+        kwargs["hidden"] = tuple(kwargs["hidden"])
+        model = ActorCritic(**kwargs)
+        try:
+            model.load_state_dict(data["model"])
+        except (RuntimeError, KeyError) as exc:
+            raise CheckpointError(f"{path}: weights do not fit the recorded network: {exc}") from None
+        return cls(model, config if config is not None else trained, name=name or str(path),
+                   deterministic=deterministic, device=device)
+
+    @torch.no_grad()
+    def probabilities(self, observation: dict) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observation["observation"], dtype=np.float32), device=self.device)[None]
+        mask = torch.as_tensor(np.asarray(observation["action_mask"]).astype(bool), device=self.device)[None]
+        logits, _ = self.model(obs, mask)
+        return torch.softmax(logits, dim=-1)[0].cpu().numpy()
+
+    def act(self, observation: dict, rng: np.random.Generator) -> int:
+        legal = legal_actions(observation)
+        if legal.size == 1:
+            return int(legal[0])
+        probs = self.probabilities(observation)[legal]
+        if self.deterministic:
+            return int(legal[np.argmax(probs)])
+        return int(rng.choice(legal, p=probs / probs.sum()))

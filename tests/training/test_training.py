@@ -1,0 +1,137 @@
+"""Training tier: a subprocess smoke run of configs/smoke.yaml, resume, eval, play and config errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+
+from agents.checkpoint import load_checkpoint
+from training.cli import main
+from training.config import PPOConfig, TrainConfigError, load_config
+from training.ppo import Trainer, Trajectories
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "configs" / "smoke.yaml"
+
+
+@pytest.mark.slow
+def test_smoke_run_in_a_subprocess(tmp_path):
+    cmd = [sys.executable, "-m", "training.cli", "train", "--config", str(SMOKE), "--runs-dir", str(tmp_path),
+           "--no-progress"]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["learner_steps"] >= 1024 and summary["updates"] >= 4
+    run = tmp_path / "smoke"
+    assert (run / "checkpoint.pt").exists() and (run / "final.pt").exists()
+    assert list(run.glob("events.out.tfevents.*")), "TensorBoard log missing"
+    assert list((run / "pool").glob("update_*.pt")), "no policy snapshot joined the pool"
+    data = load_checkpoint(run / "final.pt")
+    assert data["train_step"] == summary["learner_steps"]
+    assert data["rules"]["max_pip"] == 4 and data["train_config"]["run_name"] == "smoke"
+
+
+def test_resume_continues_steps_and_optimizer(tmp_path):
+    cfg = load_config(SMOKE, runs_dir=str(tmp_path), total_steps=512, bc_games=0)
+    first = Trainer(cfg, progress=False).run()
+    saved = load_checkpoint(Path(first["checkpoint"]))
+    resumed = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), total_steps=1024, bc_games=0), resume=True,
+                      progress=False)
+    assert resumed.global_step == saved["train_step"] == first["learner_steps"]
+    opt_state = resumed.optimizer.state_dict()["state"]
+    for key, value in saved["optimizer"]["state"].items():
+        assert torch.equal(opt_state[key]["exp_avg"], value["exp_avg"])
+        assert int(opt_state[key]["step"]) == int(value["step"]) > 0
+    summary = resumed.run()
+    assert summary["learner_steps"] >= 1024
+    after = load_checkpoint(Path(summary["checkpoint"]))
+    assert after["trainer_state"]["update"] > saved["trainer_state"]["update"]
+
+
+def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
+    from agents.checkpoint import CheckpointError
+
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        Trainer(load_config(SMOKE, runs_dir=str(tmp_path)), resume=True, progress=False)
+
+
+def test_bad_config_keys_and_values(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("total_step: 100\n")
+    with pytest.raises(TrainConfigError, match="unknown keys \\['total_step'\\]"):
+        load_config(bad)
+    bad.write_text("num_envs: 0\n")
+    with pytest.raises(TrainConfigError, match="num_envs must be a positive int"):
+        load_config(bad)
+    bad.write_text("rules: {max_pip: 30}\n")
+    with pytest.raises(TrainConfigError, match="rules: max_pip"):
+        load_config(bad)
+    bad.write_text("pool_baselines: [alphazero]\n")
+    with pytest.raises(TrainConfigError, match="unknown agents"):
+        load_config(bad)
+    bad.write_text("- a list\n")
+    with pytest.raises(TrainConfigError, match="mapping"):
+        load_config(bad)
+    result = CliRunner().invoke(main, ["train", "--config", str(bad)])
+    assert result.exit_code != 0 and "mapping" in result.output
+
+
+def test_configs_in_the_repo_load():
+    for path in (ROOT / "configs").glob("*.yaml"):
+        cfg = load_config(path)
+        assert cfg.batch_size == cfg.num_envs * cfg.rollout_steps
+    assert PPOConfig().num_updates >= 1
+
+
+def test_gae_per_stream_credits_rewards_between_turns():
+    buf = Trajectories()
+    key_a, key_b = (0, 0), (0, 1)
+    obs = np.zeros(3, np.float32)
+    mask = np.ones(2, bool)
+    buf.open(key_a, obs, mask, 0, -0.1, 0.5)
+    buf.open(key_b, obs, mask, 1, -0.1, 0.2)
+    buf.credit(key_a, 1.0)  # a round ended on b's move: credited to a's last decision
+    buf.open(key_a, obs, mask, 0, -0.1, 0.3)
+    buf.credit(key_a, -2.0)
+    buf.credit(key_b, 2.0)
+    buf.terminate(key_a)
+    buf.terminate(key_b)
+    idx, adv, ret = buf.gae(gamma=1.0, lam=1.0)
+    assert idx.tolist() == [0, 1, 2]
+    # a: r=1 then r=-2 terminal -> returns 1 + (-2) = -1 and -2
+    assert ret.tolist() == pytest.approx([-1.0, 2.0, -2.0])
+    assert adv.tolist() == pytest.approx([-1.5, 1.8, -2.3])
+    assert not buf.carry_over().obs
+
+
+def test_eval_command_writes_reports(tmp_path):
+    result = CliRunner().invoke(main, ["eval", "heuristic", "greedy", "--players", "3", "--max-pip", "6",
+                                       "--rounds", "2", "--deal-sets", "3", "--no-progress",
+                                       "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv"),
+                                       "--plot", str(tmp_path / "r.png")])
+    assert result.exit_code == 0, result.output
+    assert "heuristic" in result.output and "95% CI" in result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["games"] == 9 and {r["spec"] for r in report["results"]} == {"heuristic", "greedy"}
+    assert (tmp_path / "r.csv").read_text().startswith("agent,")
+    assert (tmp_path / "r.png").stat().st_size > 1000
+    bad = CliRunner().invoke(main, ["eval", "nobody", "--deal-sets", "1", "--no-progress"])
+    assert bad.exit_code != 0 and "unknown agent spec" in bad.output
+
+
+def test_play_command_takes_moves_and_rejects_bad_input():
+    answers = "\n".join(["banana", "99", "0"] * 200 + ["q"]) + "\n"
+    result = CliRunner().invoke(main, ["play", "--opponents", "greedy", "--players", "2", "--max-pip", "4",
+                                       "--hand-size", "4", "--rounds", "1", "--seed", "1"], input=answers)
+    assert result.exit_code == 0, result.output
+    assert "cannot parse 'banana'" in result.output
+    assert "pick a number from 0 to" in result.output
+    assert "hand of player_0" in result.output
+    assert "Game over" in result.output or "bye" in result.output

@@ -1,0 +1,171 @@
+"""The ``chickenfoot`` command: ``train``, ``eval`` and ``play``.
+
+    chickenfoot train --config configs/default.yaml [--resume]
+    chickenfoot eval runs/default/final.pt greedy greedy greedy --deal-sets 500 --json out.json --plot out.png
+    chickenfoot play --opponents heuristic,greedy,zoo:strong
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+import numpy as np
+
+from cf_env import ChickenFootError, RulesConfig
+
+
+def _rules(players: int, max_pip: int, rounds: int | None, hand_size: int) -> RulesConfig:
+    try:
+        return RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds, hand_size=hand_size)
+    except ChickenFootError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Chicken Foot dominoes: train, evaluate and play agents."""
+
+
+@main.command()
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+              help="YAML whose keys are PPOConfig fields (see configs/).")
+@click.option("--resume", is_flag=True, help="Continue the run's checkpoint (weights, optimizer, step count, pool).")
+@click.option("--runs-dir", default=None, help="Override runs_dir.")
+@click.option("--total-steps", type=int, default=None, help="Override total_steps.")
+@click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def train(config_path: str, resume: bool, runs_dir: str | None, total_steps: int | None,
+          time_limit_minutes: float | None, no_progress: bool) -> None:
+    """Self-play PPO with an opponent pool; writes checkpoints and TensorBoard logs."""
+    from training.config import load_config
+    from training.ppo import train as run_training
+
+    try:
+        cfg = load_config(config_path, runs_dir=runs_dir, total_steps=total_steps,
+                          time_limit_minutes=time_limit_minutes)
+        summary = run_training(cfg, resume=resume, progress=not no_progress)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(summary, indent=2, default=str))
+
+
+@main.command(name="eval")
+@click.argument("agents", nargs=-1, required=True)
+@click.option("--players", default=4, show_default=True, help="Players; with fewer AGENTS, the last one fills the seats.")
+@click.option("--max-pip", default=9, show_default=True)
+@click.option("--rounds", type=int, default=None, help="Rounds per game (default: the full game).")
+@click.option("--hand-size", default=7, show_default=True)
+@click.option("--deal-sets", default=100, show_default=True, help="Duplicate deal sets; games = deal sets x players.")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the report as JSON.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the report as CSV.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a win-rate bar chart (PNG).")
+@click.option("--no-progress", is_flag=True)
+def eval_command(agents: tuple[str, ...], players: int, max_pip: int, rounds: int | None, hand_size: int,
+                 deal_sets: int, seed: int, json_path: str | None, csv_path: str | None, plot_path: str | None,
+                 no_progress: bool) -> None:
+    """Play AGENTS against each other (one per seat; specs: random, greedy, heuristic, a
+    checkpoint path, zoo:NAME) with rotated seats and duplicate deals; print win rates with 95%
+    intervals, mean points and OpenSkill ratings."""
+    from training.evaluate import evaluate
+
+    config = _rules(players, max_pip, rounds, hand_size)
+    lineup = list(agents)
+    if len(lineup) > players:
+        raise click.BadParameter(f"{len(lineup)} agents for {players} seats", param_hint="AGENTS")
+    lineup += [lineup[-1]] * (players - len(lineup))
+    try:
+        report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=not no_progress)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(report.table())
+    for path in (json_path, csv_path):
+        if path:
+            report.write(path)
+    if plot_path:
+        report.plot(plot_path)
+
+
+@main.command()
+@click.option("--opponents", default="heuristic", show_default=True,
+              help="Comma-separated agent specs for the other seats (the last one fills the rest).")
+@click.option("--players", default=4, show_default=True)
+@click.option("--max-pip", default=9, show_default=True)
+@click.option("--rounds", type=int, default=None)
+@click.option("--hand-size", default=7, show_default=True)
+@click.option("--seat", default=0, show_default=True, help="Your seat (0 moves after the dealer's left...).")
+@click.option("--seed", type=int, default=None)
+def play(opponents: str, players: int, max_pip: int, rounds: int | None, hand_size: int, seat: int,
+         seed: int | None) -> None:
+    """Play a game in the terminal against agents."""
+    import agents as agent_lib
+    from cf_env import action_to_string, raw_env
+
+    config = _rules(players, max_pip, rounds, hand_size)
+    if not 0 <= seat < players:
+        raise click.BadParameter(f"seat must be in [0, {players})", param_hint="--seat")
+    specs = [s.strip() for s in opponents.split(",") if s.strip()]
+    specs += [specs[-1]] * (players - 1 - len(specs))
+    try:
+        bots = [agent_lib.load(s, config) for s in specs[: players - 1]]
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    env = raw_env(**config.to_dict(), render_mode="ansi")
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    game = env.game
+    others = [s for s in range(players) if s != seat]
+    rounds_seen = 0
+    while not game.is_over:
+        current = game.current_player
+        obs = env.observe(env.agent_selection)
+        if current != seat:
+            action = bots[others.index(current)].act(obs, rng)
+            click.echo(f"player_{current} ({specs[others.index(current)]}): {action_to_string(action, max_pip)}")
+            env.step(action)
+        else:
+            click.echo("\n" + env.render())
+            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            for k, a in enumerate(legal):
+                click.echo(f"  [{k}] {action_to_string(a, max_pip)}")
+            while True:
+                answer = click.prompt("your move (number, or a move like 9>4 / draw / pass; q quits)", type=str)
+                if answer.strip().lower() in ("q", "quit", "exit"):
+                    click.echo("bye")
+                    return
+                choice = _parse_choice(answer, legal, max_pip)
+                if isinstance(choice, str):
+                    click.echo(choice)
+                    continue
+                env.step(choice)
+                break
+        if game.rounds_finished != rounds_seen:
+            rounds_seen = game.rounds_finished
+            click.echo(f"--- round {rounds_seen} over: points {game.round_scores[-1]}, totals {game.totals}")
+    names = ", ".join("you" if p == seat else f"player_{p}" for p in game.winners)
+    click.echo(f"Game over. Totals {game.totals}. Winner(s): {names}")
+
+
+def _parse_choice(answer: str, legal: list[int], max_pip: int) -> int | str:
+    """A legal action id from a menu number or a move string, or a message saying what is wrong."""
+    from cf_env import string_to_action
+
+    text = answer.strip()
+    if text.isdigit():
+        k = int(text)
+        if 0 <= k < len(legal):
+            return legal[k]
+        return f"pick a number from 0 to {len(legal) - 1}"
+    try:
+        action = string_to_action(text, max_pip)
+    except ChickenFootError as exc:
+        return str(exc)
+    if action not in legal:
+        return f"{text} is not legal now; legal moves are listed above"
+    return action
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,506 @@
+"""Self-play PPO for Chicken Foot with action masking and an opponent pool.
+
+Reads top to bottom like CleanRL's ``ppo.py`` (plus masking and turn-based credit):
+
+1. config and seeding; a TensorBoard writer with the config as a table;
+2. (optional) behaviour cloning of the heuristic agent as a warm start;
+3. the loop: collect a rollout over ``num_envs`` games in lockstep, compute GAE per agent
+   stream, run the PPO epochs, log, evaluate, snapshot into the pool, checkpoint.
+
+Turn-based credit: each learner seat of each game is its own trajectory. A transition is the
+seat's decision; every reward that reaches the seat before its next decision (round ends caused by
+other players, the game's end) is added to that transition, and the game's end closes every
+seat's last transition as terminal. GAE runs along each seat's own transitions. A transition
+whose next decision has not come yet when a rollout ends waits for the next rollout.
+
+Usage: ``chickenfoot train --config configs/default.yaml [--resume]``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents import Agent, load
+from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
+from cf_env import ObservationEncoder, RulesConfig, raw_env
+from training.config import PPOConfig
+from training.evaluate import evaluate
+
+__all__ = ["Trainer", "train"]
+
+LEARNER = None  # marks a seat played by the policy being trained
+
+
+# ------------------------------------------------------------------------------ trajectories
+
+@dataclass
+class Trajectories:
+    """Learner transitions of one rollout, plus those still waiting for their next decision."""
+
+    obs: list = field(default_factory=list)
+    mask: list = field(default_factory=list)
+    action: list = field(default_factory=list)
+    logp: list = field(default_factory=list)
+    value: list = field(default_factory=list)
+    reward: list = field(default_factory=list)
+    done: list = field(default_factory=list)
+    next_value: list = field(default_factory=list)
+    next_index: list = field(default_factory=list)  # the same seat's next transition, or -1
+    closed: list = field(default_factory=list)  # next value known (or terminal)
+    pending: dict = field(default_factory=dict)  # (env, seat) -> index of its open transition
+
+    def open(self, key: tuple[int, int], obs, mask, action: int, logp: float, value: float) -> None:
+        """Start the transition of ``key``'s new decision, closing its previous one."""
+        idx = len(self.obs)
+        prev = self.pending.get(key)
+        if prev is not None:
+            self.next_value[prev] = value
+            self.next_index[prev] = idx
+            self.closed[prev] = True
+        self.obs.append(obs)
+        self.mask.append(mask)
+        self.action.append(action)
+        self.logp.append(logp)
+        self.value.append(value)
+        self.reward.append(0.0)
+        self.done.append(False)
+        self.next_value.append(0.0)
+        self.next_index.append(-1)
+        self.closed.append(False)
+        self.pending[key] = idx
+
+    def credit(self, key: tuple[int, int], reward: float) -> None:
+        idx = self.pending.get(key)
+        if idx is not None and reward:
+            self.reward[idx] += reward
+
+    def terminate(self, key: tuple[int, int]) -> None:
+        idx = self.pending.pop(key, None)
+        if idx is not None:
+            self.done[idx] = True
+            self.closed[idx] = True
+
+    def gae(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Indices of the closed transitions, their advantages and returns."""
+        n = len(self.obs)
+        adv = np.zeros(n, dtype=np.float32)
+        for i in range(n - 1, -1, -1):
+            if not self.closed[i]:
+                continue
+            nonterminal = 0.0 if self.done[i] else 1.0
+            delta = self.reward[i] + gamma * self.next_value[i] * nonterminal - self.value[i]
+            j = self.next_index[i]
+            following = adv[j] if j >= 0 and self.closed[j] else 0.0
+            adv[i] = delta + gamma * lam * nonterminal * following
+        idx = np.flatnonzero(np.array(self.closed, dtype=bool))
+        return idx, adv[idx], adv[idx] + np.array(self.value, dtype=np.float32)[idx]
+
+    def carry_over(self) -> "Trajectories":
+        """A new buffer holding only the transitions still open."""
+        new = Trajectories()
+        for key, idx in self.pending.items():
+            new.open(key, self.obs[idx], self.mask[idx], self.action[idx], self.logp[idx], self.value[idx])
+            new.reward[-1] = self.reward[idx]
+        return new
+
+
+# ------------------------------------------------------------------------------ the trainer
+
+class Trainer:
+    def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True) -> None:
+        self.cfg = cfg
+        self.progress = progress
+        self.rules: RulesConfig = cfg.rules_config
+        self.run_dir = cfg.run_dir
+        self.ckpt_path = self.run_dir / "checkpoint.pt"
+        # --- seeding: one numpy generator for games and opponents, torch seeded alongside
+        self.rng = np.random.default_rng(cfg.seed)
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        torch.set_num_threads(cfg.torch_threads)
+        self.torch_gen = torch.Generator().manual_seed(cfg.seed)
+        # --- model and optimiser
+        self.encoder = ObservationEncoder(self.rules)
+        self.model = ActorCritic(self.encoder.size, self.rules.num_actions, tuple(cfg.hidden),
+                                 obs_scale=observation_scale(self.rules))
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.global_step = 0  # learner decisions trained on
+        self.env_steps = 0  # every decision of every seat
+        self.update = 0
+        self.train_seconds = 0.0
+        self.pool: list[str] = list(cfg.pool_baselines)  # specs; snapshots are checkpoint paths
+        self.last_eval: dict[str, float] = {}
+        if resume:
+            self._resume()
+        self.pool_agents: dict[str, Agent] = {}
+        self.writer = None
+
+    # -------------------------------------------------------------- checkpoints
+
+    def _payload(self, with_optimizer: bool) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model.state_dict(),
+            "model_kwargs": self.model.kwargs(),
+            "rules": self.rules.to_dict(),
+            "num_actions": self.rules.num_actions,
+            "train_step": self.global_step,
+            "train_config": self.cfg.to_dict(),
+        }
+        if with_optimizer:
+            payload["optimizer"] = self.optimizer.state_dict()
+            payload["trainer_state"] = {
+                "env_steps": self.env_steps, "update": self.update, "train_seconds": self.train_seconds,
+                "pool": self.pool, "last_eval": self.last_eval,
+                "numpy_rng": _jsonable(self.rng.bit_generator.state),
+                "torch_rng": self.torch_gen.get_state(), "torch_global_rng": torch.get_rng_state(),
+            }
+        return payload
+
+    def save(self) -> Path:
+        return save_checkpoint(self.ckpt_path, self._payload(with_optimizer=True))
+
+    def _resume(self) -> None:
+        if not self.ckpt_path.exists():
+            raise CheckpointError(f"--resume: no checkpoint at {self.ckpt_path} to resume from")
+        data = load_checkpoint(self.ckpt_path)
+        if "trainer_state" not in data or "optimizer" not in data:
+            raise CheckpointError(f"{self.ckpt_path} holds weights only (no optimizer state); it cannot be resumed")
+        if data["rules"] != self.rules.to_dict():
+            raise CheckpointError(f"--resume: {self.ckpt_path} was trained with rules {data['rules']}, "
+                                  f"the config says {self.rules.to_dict()}")
+        self.model.load_state_dict(data["model"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        state = data["trainer_state"]
+        self.global_step = int(data["train_step"])
+        self.env_steps = int(state["env_steps"])
+        self.update = int(state["update"])
+        self.train_seconds = float(state["train_seconds"])
+        self.pool = list(state["pool"])
+        self.last_eval = dict(state["last_eval"])
+        self.rng.bit_generator.state = state["numpy_rng"]
+        self.torch_gen.set_state(state["torch_rng"])
+        torch.set_rng_state(state["torch_global_rng"])
+
+    # -------------------------------------------------------------- acting
+
+    @torch.no_grad()
+    def _policy(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        logits, values = self.model(torch.from_numpy(obs), torch.from_numpy(mask))
+        probs = torch.softmax(logits, dim=-1)
+        actions = torch.multinomial(probs, 1, generator=self.torch_gen).squeeze(1)
+        logp = torch.log(probs.gather(1, actions[:, None]).squeeze(1).clamp_min(1e-12))
+        return actions.numpy(), logp.numpy(), values.numpy()
+
+    def _opponent(self, spec: str) -> Agent:
+        if spec not in self.pool_agents:
+            self.pool_agents[spec] = load(spec, self.rules)
+        return self.pool_agents[spec]
+
+    def _new_game(self, i: int) -> None:
+        """Deal a new game in env ``i`` and choose who sits where."""
+        n = self.rules.num_players
+        env = self.envs[i]
+        env.reset(seed=int(self.rng.integers(2**63)))
+        if self.rng.random() < self.cfg.self_play_prob:
+            seats: list = [LEARNER] * n
+        else:
+            learner = int(self.rng.integers(n))
+            seats = [LEARNER if s == learner else self._opponent(self.pool[int(self.rng.integers(len(self.pool)))])
+                     for s in range(n)]
+        self.seats[i] = seats
+        self._advance(i)
+
+    def _credit_rewards(self, i: int) -> None:
+        env = self.envs[i]
+        for seat, who in enumerate(self.seats[i]):
+            if who is LEARNER:
+                self.buffer.credit((i, seat), env.rewards.get(env.possible_agents[seat], 0.0))
+
+    def _advance(self, i: int) -> None:
+        """Let opponents move until a learner seat must decide; start a new game at the end."""
+        env = self.envs[i]
+        game = env.game
+        while True:
+            if game.is_over:
+                self._finish_game(i)
+                return
+            who = self.seats[i][game.current_player]
+            if who is LEARNER:
+                return
+            obs = env.observe(env.agent_selection)
+            env.step(who.act(obs, self.rng))
+            self.env_steps += 1
+            self._credit_rewards(i)
+
+    def _finish_game(self, i: int) -> None:
+        game = self.envs[i].game
+        for seat, who in enumerate(self.seats[i]):
+            if who is LEARNER:
+                self.buffer.terminate((i, seat))
+        if any(who is not LEARNER for who in self.seats[i]):
+            seat = next(s for s, who in enumerate(self.seats[i]) if who is LEARNER)
+            self.episode_wins.append((1.0 / len(game.winners)) if seat in game.winners else 0.0)
+            self.episode_points.append(game.totals[seat])
+        self._new_game(i)
+
+    def collect(self) -> None:
+        """One rollout: ``rollout_steps`` batched policy decisions over every env."""
+        names = self.envs[0].possible_agents
+        for _ in range(self.cfg.rollout_steps):
+            obs_list, mask_list = [], []
+            for env in self.envs:
+                o = env.observe(env.agent_selection)
+                obs_list.append(o["observation"])
+                mask_list.append(o["action_mask"])
+            obs = np.stack(obs_list)
+            mask = np.stack(mask_list).astype(bool)
+            actions, logps, values = self._policy(obs, mask)
+            for i, env in enumerate(self.envs):
+                seat = env.game.current_player
+                self.buffer.open((i, seat), obs[i], mask[i], int(actions[i]), float(logps[i]), float(values[i]))
+                env.step(int(actions[i]))
+                self.env_steps += 1
+                self.global_step += 1
+                self._credit_rewards(i)
+                self._advance(i)
+        del names
+
+    # -------------------------------------------------------------- learning
+
+    def learn(self) -> dict[str, float]:
+        cfg = self.cfg
+        idx, adv, ret = self.buffer.gae(cfg.gamma, cfg.gae_lambda)
+        b_obs = torch.from_numpy(np.stack([self.buffer.obs[i] for i in idx]))
+        b_mask = torch.from_numpy(np.stack([self.buffer.mask[i] for i in idx]))
+        b_act = torch.tensor([self.buffer.action[i] for i in idx])
+        b_logp = torch.tensor([self.buffer.logp[i] for i in idx], dtype=torch.float32)
+        b_val = torch.tensor([self.buffer.value[i] for i in idx], dtype=torch.float32)
+        b_adv = torch.from_numpy(adv)
+        b_ret = torch.from_numpy(ret)
+        self.buffer = self.buffer.carry_over()
+        n = len(idx)
+        mb = max(1, n // cfg.num_minibatches)
+        stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")}
+        for _epoch in range(cfg.update_epochs):
+            perm = torch.randperm(n, generator=self.torch_gen)
+            for start in range(0, n, mb):
+                j = perm[start:start + mb]
+                logits, value = self.model(b_obs[j], b_mask[j])
+                logp_all = torch.log_softmax(logits, dim=-1)
+                new_logp = logp_all.gather(1, b_act[j][:, None]).squeeze(1)
+                probs = logp_all.exp()
+                entropy = -(probs * logp_all.masked_fill(~b_mask[j], 0.0)).sum(-1)
+                ratio = (new_logp - b_logp[j]).exp()
+                mb_adv = b_adv[j]
+                if cfg.norm_adv and len(j) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                v_loss = 0.5 * ((value - b_ret[j]) ** 2).mean()
+                loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    log_ratio = new_logp - b_logp[j]
+                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
+                    stats["clipfrac"].append(float(((ratio - 1.0).abs() > cfg.clip_coef).float().mean()))
+                stats["policy_loss"].append(pg_loss.item())
+                stats["value_loss"].append(v_loss.item())
+                stats["entropy"].append(entropy.mean().item())
+            if cfg.target_kl and np.mean(stats["approx_kl"]) > cfg.target_kl:
+                break
+        out = {k: float(np.mean(v)) for k, v in stats.items()}
+        var = float(b_ret.var())
+        out["explained_variance"] = float("nan") if var == 0 else 1 - float((b_ret - b_val).var()) / var
+        out["batch"] = float(n)
+        return out
+
+    # -------------------------------------------------------------- warm start
+
+    def behaviour_clone(self) -> dict[str, float]:
+        """Imitate the heuristic agent (policy) and fit its discounted returns (value)."""
+        from tqdm.auto import tqdm
+
+        cfg = self.cfg
+        teacher = load("heuristic", self.rules)
+        env = raw_env(**self.rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
+        obs_l, mask_l, act_l, ret_l = [], [], [], []
+        for _ in tqdm(range(cfg.bc_games), desc="bc data", unit="game", disable=not self.progress, leave=False):
+            env.reset(seed=int(self.rng.integers(2**63)))
+            game = env.game
+            per_seat: dict[int, list[int]] = {s: [] for s in range(self.rules.num_players)}
+            rewards: list[float] = []
+            while not game.is_over:
+                seat = game.current_player
+                o = env.observe(env.agent_selection)
+                a = teacher.act(o, self.rng)
+                per_seat[seat].append(len(obs_l))
+                obs_l.append(o["observation"])
+                mask_l.append(o["action_mask"].astype(bool))
+                act_l.append(a)
+                ret_l.append(0.0)
+                rewards.append(0.0)
+                env.step(a)
+                self.env_steps += 1
+                for s, idxs in per_seat.items():
+                    if idxs:
+                        ret_l[idxs[-1]] += env.rewards[env.possible_agents[s]]
+            for idxs in per_seat.values():  # discounted returns along each seat's decisions
+                g = 0.0
+                for k in reversed(idxs):
+                    g = ret_l[k] + cfg.gamma * g
+                    ret_l[k] = g
+        obs = torch.from_numpy(np.stack(obs_l))
+        mask = torch.from_numpy(np.stack(mask_l))
+        act = torch.tensor(act_l)
+        ret = torch.tensor(ret_l, dtype=torch.float32)
+        n = len(act_l)
+        mb = 1024
+        ce_hist = []
+        for _ in range(cfg.bc_epochs):
+            perm = torch.randperm(n, generator=self.torch_gen)
+            for start in range(0, n, mb):
+                j = perm[start:start + mb]
+                logits, value = self.model(obs[j], mask[j])
+                ce = nn.functional.cross_entropy(logits, act[j])
+                v = 0.5 * ((value - ret[j]) ** 2).mean()
+                loss = ce + cfg.vf_coef * v
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                ce_hist.append(ce.item())
+        with torch.no_grad():
+            logits, _ = self.model(obs[:20000], mask[:20000])
+            agree = float((logits.argmax(-1) == act[:20000]).float().mean())
+        return {"bc_samples": float(n), "bc_cross_entropy": float(np.mean(ce_hist[-10:])), "bc_agreement": agree}
+
+    # -------------------------------------------------------------- evaluation
+
+    def evaluate_now(self) -> dict[str, float]:
+        if not self.cfg.eval_deal_sets:
+            return {}
+        agent = TorchAgent(self.model, self.rules, name="policy")
+        out = {}
+        for opp in self.cfg.eval_opponents:
+            lineup = [agent] + [self._opponent(opp)] * (self.rules.num_players - 1)
+            report = evaluate(lineup, self.rules, deal_sets=self.cfg.eval_deal_sets, seed=12345, progress=False,
+                              agents_by_spec={opp: self._opponent(opp)})
+            out[f"win_rate_vs_{opp}"] = report.results[0].win_rate
+        self.model.train()
+        return out
+
+    def snapshot(self) -> None:
+        path = self.run_dir / "pool" / f"update_{self.update:06d}.pt"
+        save_checkpoint(path, self._payload(with_optimizer=False))
+        self.pool.append(str(path))
+        snapshots = [p for p in self.pool if p not in self.cfg.pool_baselines]
+        if len(snapshots) > self.cfg.pool_size:
+            self.pool.remove(snapshots[0])
+            self.pool_agents.pop(snapshots[0], None)
+
+    # -------------------------------------------------------------- the loop
+
+    def run(self) -> dict[str, Any]:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm.auto import tqdm
+
+        cfg = self.cfg
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.writer = writer = SummaryWriter(str(self.run_dir))
+        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+            f"|{k}|{v}|" for k, v in cfg.to_dict().items()))
+        if self.update == 0 and cfg.bc_games:
+            t0 = time.time()
+            bc = self.behaviour_clone()
+            self.train_seconds += time.time() - t0
+            for k, v in bc.items():
+                writer.add_scalar(f"losses/{k}", v, 0)
+        self.envs = [raw_env(**self.rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
+                     for _ in range(cfg.num_envs)]
+        self.seats: list[list] = [[] for _ in self.envs]
+        self.buffer = Trajectories()
+        self.episode_wins: list[float] = []
+        self.episode_points: list[int] = []
+        for i in range(cfg.num_envs):
+            self._new_game(i)
+        bar = tqdm(total=cfg.total_steps, initial=min(self.global_step, cfg.total_steps), desc="train",
+                   unit="step", disable=not self.progress, dynamic_ncols=True)
+        start_time = time.time() - self.train_seconds
+        steps_at_start, env_steps_at_start = self.global_step, self.env_steps
+        run_start = time.time()
+        stop_reason = "total_steps"
+        while self.global_step < cfg.total_steps:
+            if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
+                stop_reason = "time_limit_minutes"
+                break
+            frac = 1.0 - self.global_step / cfg.total_steps
+            if cfg.anneal_lr:
+                self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            before = self.global_step
+            self.collect()
+            stats = self.learn()
+            self.update += 1
+            self.train_seconds = time.time() - start_time
+            elapsed = max(time.time() - run_start, 1e-9)
+            sps = (self.global_step - steps_at_start) / elapsed
+            env_sps = (self.env_steps - env_steps_at_start) / elapsed
+            for k, v in stats.items():
+                writer.add_scalar(f"losses/{k}", v, self.global_step)
+            writer.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], self.global_step)
+            writer.add_scalar("charts/learner_steps_per_second", sps, self.global_step)
+            writer.add_scalar("charts/env_steps_per_second", env_sps, self.global_step)
+            if self.episode_wins:
+                writer.add_scalar("charts/win_rate_vs_pool", float(np.mean(self.episode_wins[-200:])), self.global_step)
+                writer.add_scalar("charts/points_vs_pool", float(np.mean(self.episode_points[-200:])), self.global_step)
+            if self.update % cfg.snapshot_every == 0:
+                self.snapshot()
+            if self.update % cfg.eval_every == 0:
+                self.last_eval = self.evaluate_now()
+                for k, v in self.last_eval.items():
+                    writer.add_scalar(f"eval/{k}", v, self.global_step)
+            if self.update % cfg.checkpoint_every == 0:
+                self.save()
+            bar.update(self.global_step - before)
+            bar.set_postfix({"env_sps": f"{env_sps:.0f}", **{k.replace("win_rate_vs_", "vs_"): f"{v:.2f}"
+                                                            for k, v in self.last_eval.items()}})
+        bar.close()
+        self.last_eval = self.evaluate_now()
+        for k, v in self.last_eval.items():
+            writer.add_scalar(f"eval/{k}", v, self.global_step)
+        path = self.save()
+        final = self.run_dir / "final.pt"
+        save_checkpoint(final, self._payload(with_optimizer=False))
+        writer.close()
+        elapsed = max(time.time() - run_start, 1e-9)
+        return {
+            "checkpoint": str(path), "final": str(final), "learner_steps": self.global_step,
+            "env_steps": self.env_steps, "updates": self.update, "train_seconds": self.train_seconds,
+            "env_steps_per_second": (self.env_steps - env_steps_at_start) / elapsed,
+            "learner_steps_per_second": (self.global_step - steps_at_start) / elapsed,
+            "stop_reason": stop_reason, "eval": self.last_eval,
+        }
+
+
+def _jsonable(state: Any) -> Any:
+    """numpy's bit-generator state as plain Python values (torch's weights_only loader takes them)."""
+    if isinstance(state, dict):
+        return {k: _jsonable(v) for k, v in state.items()}
+    if isinstance(state, np.integer):
+        return int(state)
+    return state
+
+
+def train(cfg: PPOConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
+    """Train with ``cfg``; returns a summary (paths, step counts, throughput, final eval)."""
+    return Trainer(cfg, resume=resume, progress=progress).run()
