@@ -5,9 +5,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: help setup test demo bench clean
+RUNS   ?= runs
+EVAL_DEAL_SETS ?= 150
+
+.PHONY: help setup test train demo bench clean
 
 help:
+	@echo "make train  - set up .venv, train configs/default.yaml (~12 min), evaluate against the baselines"
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
 	@echo "make bench  - engine and env benchmarks (JSON)"
@@ -22,6 +26,14 @@ setup: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+train: $(STAMP)
+	$(VENV)/bin/chickenfoot train --config configs/default.yaml --runs-dir $(RUNS)
+	@for opp in random greedy heuristic; do \
+	  echo "== $(RUNS)/default/final.pt (1 seat) vs 3 x $$opp =="; \
+	  $(VENV)/bin/chickenfoot eval $(RUNS)/default/final.pt $$opp --deal-sets $(EVAL_DEAL_SETS) \
+	    --json $(RUNS)/default/eval_vs_$$opp.json || exit 1; \
+	done
 
 demo: $(STAMP)
 	$(PY) -m cf_env.demo --seed 0

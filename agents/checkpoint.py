@@ -46,6 +46,7 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
             torch.save(data, f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

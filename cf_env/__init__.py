@@ -38,6 +38,8 @@ _LAZY = {
     "OBSERVATION_VERSION": "cf_env.observation",
     "render_ansi": "cf_env.render",
     "render_rgb": "cf_env.render",
+    "VectorGame": "cf_env.vector",
+    "random_legal_actions": "cf_env.vector",
 }
 
 

@@ -187,7 +187,14 @@ class raw_env(AECEnv, EzPickle):
         self._rounds_seen = 0
         self._illegal_ended = False
         self._mask = None
-        self._set_selection()
+        if game.rounds_finished:  # rounds that ended before anyone decided (1-tile hands)
+            self._on_round_end(game.rounds_finished)
+        if game.is_over:  # a degenerate configuration can end before the first decision
+            self.terminations = {a: True for a in self.agents}
+            self.agent_selection = self.possible_agents[0]
+            self._deads_step_first()
+        else:
+            self._set_selection()
 
     def _set_selection(self) -> None:
         game = self.game
@@ -267,20 +274,24 @@ class raw_env(AECEnv, EzPickle):
         self._deads_step_first()
 
     def _on_round_end(self, rounds: int) -> None:
+        """Rewards and infos for every round that ended since the last call (usually one; a
+        1-tile hand or an instantly blocked layout can end several in one step)."""
         game = self.game
-        self._rounds_seen = rounds
         scores = game._round_scores
         for a in self.agents:
             self.infos[a]["round_scores"] = [list(s) for s in scores]
         n = len(self.possible_agents)
-        rewards = None
-        if self.reward_mode == "points":
-            pts = scores[-1]
-            rewards = [-pts[p] / self.points_scale for p in range(n)]
-        elif self.reward_mode == "relative":
-            pts = scores[-1]
-            total = sum(pts)
-            rewards = [((total - pts[p]) / (n - 1) - pts[p]) / self.points_scale for p in range(n)]
+        rewards = [0.0] * n
+        for r in range(self._rounds_seen, rounds):
+            pts = scores[r]
+            if self.reward_mode == "points":
+                for p in range(n):
+                    rewards[p] += -pts[p] / self.points_scale
+            elif self.reward_mode == "relative":
+                total = sum(pts)
+                for p in range(n):
+                    rewards[p] += ((total - pts[p]) / (n - 1) - pts[p]) / self.points_scale
+        self._rounds_seen = rounds
         if game.is_over:
             winners = game.winners
             for a in self.agents:
@@ -288,8 +299,9 @@ class raw_env(AECEnv, EzPickle):
                 self.infos[a]["winners"] = [self.possible_agents[p] for p in winners]
             if self.reward_mode == "win":
                 share = 1.0 / len(winners)
-                rewards = [(share if p in winners else 0.0) - 1.0 / n for p in range(n)]
-        if rewards is not None:
+                for p in range(n):
+                    rewards[p] += (share if p in winners else 0.0) - 1.0 / n
+        if self.reward_mode != "win" or game.is_over:
             for p, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[p]
             self._rewards_dirty = True

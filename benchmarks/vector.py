@@ -1,0 +1,68 @@
+"""Batched engine throughput: decisions/s with observation and mask, by batch size.
+
+Random legal actions (drawn from the mask with numpy) in 4-player double-nine; the time includes
+the action choice, the step, the observation and the mask of every game. Prints JSON: per batch
+size, the median of ``--runs`` runs, plus memory per game (state arrays and outputs).
+
+    python benchmarks/vector.py --batches 1 16 256 4096 --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+from cf_env import RulesConfig
+from cf_env.vector import VectorGame, random_legal_actions
+
+
+def measure(config: RulesConfig, batch: int, decisions: int, seed: int) -> float:
+    vg = VectorGame(config, num_games=batch, reward="relative", seed=seed)
+    obs, mask, seat = vg.reset()
+    rng = np.random.default_rng(seed)
+    steps = max(50, decisions // batch)
+    for _ in range(20):  # warm-up
+        obs, mask, seat, rew, done = vg.step(random_legal_actions(mask, rng))
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        obs, mask, seat, rew, done = vg.step(random_legal_actions(mask, rng))
+    return steps * batch / (time.perf_counter() - t0)
+
+
+def memory_per_game(config: RulesConfig, batch: int) -> float:
+    vg = VectorGame(config, num_games=batch)
+    arrays = [a for a in vg._state if isinstance(a, np.ndarray)] + [vg._obs, vg._mask, vg._seat]
+    return sum(a.nbytes for a in arrays) / batch
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 256, 4096])
+    parser.add_argument("--decisions", type=int, default=400_000, help="decisions per run (at least 50 steps)")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    config = RulesConfig()
+    measure(config, 16, 1000, 0)  # compile / load the numba cache
+    table = {}
+    for batch in args.batches:
+        runs = [measure(config, batch, args.decisions, r) for r in range(args.runs)]
+        table[str(batch)] = {"decisions_per_s_median": round(statistics.median(runs)),
+                             "runs": [round(x) for x in runs]}
+    import numba
+
+    out = {
+        "benchmark": "vector_random_play_with_obs_and_mask",
+        "config": "4 players, double-nine, 10 rounds, reward=relative",
+        "numba_threads": numba.get_num_threads(),
+        "by_batch": table,
+        "bytes_per_game": round(memory_per_game(config, 4096)),
+    }
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
