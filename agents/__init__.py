@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.base import Agent, legal_actions
+from agents.base import Agent, act_batch, legal_actions
 from agents.baselines import GreedyAgent, HeuristicAgent, RandomAgent
 from cf_env import ChickenFootError, RulesConfig
 
-__all__ = ["Agent", "AgentSpecError", "GreedyAgent", "HeuristicAgent", "RandomAgent", "BASELINES",
+__all__ = ["Agent", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent", "BASELINES",
            "legal_actions", "load", "zoo_path", "zoo_names"]
 
 BASELINES = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}

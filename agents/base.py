@@ -13,7 +13,7 @@ import numpy as np
 
 from cf_env import RulesConfig
 
-__all__ = ["Agent", "legal_actions"]
+__all__ = ["Agent", "act_batch", "legal_actions"]
 
 
 @runtime_checkable
@@ -34,3 +34,12 @@ def legal_actions(observation: dict) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the observation's action mask is all zeros: this agent is not to move")
     return legal
+
+
+def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Actions for a batch of observations ``(N, D)`` with masks ``(N, A)``: the agent's own
+    vectorised ``act_batch`` when it has one, else one ``act`` call per row."""
+    if hasattr(agent, "act_batch"):
+        return agent.act_batch(observations, masks, rng)
+    return np.array([agent.act({"observation": o, "action_mask": m}, rng) for o, m in zip(observations, masks)],
+                    dtype=np.int64)

@@ -22,6 +22,10 @@ class RandomAgent:
         legal = legal_actions(observation)
         return int(legal[rng.integers(len(legal))])
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        noise = rng.random(masks.shape, dtype=np.float32) + 1e-3  # > 0 so a legal action always wins
+        return np.argmax(noise * masks, axis=1)
+
 
 class _TileAgent:
     """Shared tables for agents that reason about tiles."""
@@ -60,6 +64,14 @@ class GreedyAgent(_TileAgent):
         if plays.size == 0:
             return int(legal[0])
         return int(plays[np.argmax(self.cost[plays])])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        legal_plays = masks[:, : self.draw] > 0
+        score = np.where(legal_plays, self.cost[None, :], -np.inf)
+        best = np.argmax(score, axis=1)
+        none = ~legal_plays.any(axis=1)
+        best[none] = np.argmax(masks[none], axis=1)  # the only legal DRAW or PASS
+        return best
 
 
 class HeuristicAgent(_TileAgent):

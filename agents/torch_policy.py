@@ -110,6 +110,18 @@ class TorchAgent:
         logits, _ = self.model(obs, mask)
         return torch.softmax(logits, dim=-1)[0].cpu().numpy()
 
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
+        mask = torch.as_tensor(np.asarray(masks).astype(bool), device=self.device)
+        logits, _ = self.model(obs, mask)
+        if self.deterministic:
+            return logits.argmax(dim=-1).cpu().numpy()
+        probs = torch.softmax(logits, dim=-1).cpu().numpy()
+        u = rng.random(len(probs))[:, None]
+        choice = (probs.cumsum(axis=1) > u * probs.sum(axis=1, keepdims=True)).argmax(axis=1)
+        return choice
+
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         legal = legal_actions(observation)
         if legal.size == 1:

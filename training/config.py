@@ -31,6 +31,8 @@ class PPOConfig:
         total_steps: learner decisions to train for.
         time_limit_minutes: stop (and checkpoint) after this much training time; 0 = no limit.
     Collection
+        backend: ``"vector"`` (default: the batched numba engine, :mod:`cf_env.vector`) or
+            ``"aec"`` (one PettingZoo env per game; slower, kept as the reference path).
         num_envs: games played in lockstep; rollout_steps: policy batches per rollout.
         self_play_prob: share of games where the policy holds every seat; in the others it holds
             one seat and each other seat gets an opponent drawn from the pool.
@@ -54,6 +56,7 @@ class PPOConfig:
     points_scale: float = 100.0
     total_steps: int = 1_000_000
     time_limit_minutes: float = 0.0
+    backend: str = "vector"
     num_envs: int = 32
     rollout_steps: int = 64
     self_play_prob: float = 0.5
@@ -102,6 +105,8 @@ class PPOConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise TrainConfigError(f"{name} must be in [0, 1], got {value!r}")
+        if self.backend not in ("vector", "aec"):
+            raise TrainConfigError(f"backend must be 'vector' or 'aec', got {self.backend!r}")
         if self.reward not in REWARD_MODES:
             raise TrainConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
         if not self.hidden or not all(isinstance(h, int) and h > 0 for h in self.hidden):

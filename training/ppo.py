@@ -28,10 +28,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import Agent, load
+from agents import Agent, act_batch, load
 from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
+from cf_env.vector import VectorGame
 from training.config import PPOConfig
 from training.evaluate import evaluate
 
@@ -254,7 +255,6 @@ class Trainer:
 
     def collect(self) -> None:
         """One rollout: ``rollout_steps`` batched policy decisions over every env."""
-        names = self.envs[0].possible_agents
         for _ in range(self.cfg.rollout_steps):
             obs_list, mask_list = [], []
             for env in self.envs:
@@ -272,7 +272,61 @@ class Trainer:
                 self.global_step += 1
                 self._credit_rewards(i)
                 self._advance(i)
-        del names
+
+    # -------------------------------------------------------------- collection on the batched engine
+
+    def _vector_lineup(self, b: int) -> None:
+        """Choose who sits where in game ``b`` of the batched engine (it has just been dealt)."""
+        n = self.rules.num_players
+        if self.rng.random() < self.cfg.self_play_prob:
+            self.seats[b] = [LEARNER] * n
+        else:
+            learner = int(self.rng.integers(n))
+            self.seats[b] = [LEARNER if s == learner else self._opponent(self.pool[int(self.rng.integers(len(self.pool)))])
+                             for s in range(n)]
+
+    def collect_vector(self) -> None:
+        """One rollout on :class:`cf_env.vector.VectorGame`: every step is one decision in every
+        game; the policy decides for learner seats, pool agents (batched) for the others."""
+        vg = self.vg
+        n = self.rules.num_players
+        for _ in range(self.cfg.rollout_steps):
+            obs, mask, seat = self.v_obs, self.v_mask, self.v_seat
+            deciders = [self.seats[b][seat[b]] for b in range(vg.num_games)]
+            actions = np.empty(vg.num_games, dtype=np.int64)
+            groups: dict[int, tuple[Agent | None, list[int]]] = {}
+            for b, who in enumerate(deciders):
+                groups.setdefault(id(who), (who, []))[1].append(b)
+            learner_rows = np.array(groups.pop(id(LEARNER), (None, []))[1], dtype=np.int64)
+            for who, rows in groups.values():
+                rows_a = np.array(rows, dtype=np.int64)
+                actions[rows_a] = act_batch(who, obs[rows_a], mask[rows_a], self.rng)
+            if learner_rows.size:
+                l_obs = obs[learner_rows]
+                l_mask = mask[learner_rows].astype(bool)
+                acts, logps, values = self._policy(l_obs, l_mask)
+                actions[learner_rows] = acts
+                for j, b in enumerate(learner_rows.tolist()):
+                    self.buffer.open((b, int(seat[b])), l_obs[j], l_mask[j], int(acts[j]), float(logps[j]),
+                                     float(values[j]))
+            obs, mask, seat, rewards, done = vg.step(actions)
+            self.v_obs, self.v_mask, self.v_seat = obs, mask, seat
+            self.global_step += int(learner_rows.size)
+            self.env_steps += vg.num_games
+            for b in np.flatnonzero(rewards.any(axis=1)).tolist():
+                for s_ in range(n):
+                    if self.seats[b][s_] is LEARNER:
+                        self.buffer.credit((b, s_), float(rewards[b, s_]))
+            for b in np.flatnonzero(done).tolist():
+                for s_ in range(n):
+                    if self.seats[b][s_] is LEARNER:
+                        self.buffer.terminate((b, s_))
+                if any(who is not LEARNER for who in self.seats[b]):
+                    s_ = next(k for k, who in enumerate(self.seats[b]) if who is LEARNER)
+                    wins = vg.final_winners[b]
+                    self.episode_wins.append((1.0 / wins.sum()) if wins[s_] else 0.0)
+                    self.episode_points.append(int(vg.final_totals[b, s_]))
+                self._vector_lineup(b)
 
     # -------------------------------------------------------------- learning
 
@@ -426,14 +480,23 @@ class Trainer:
             self.train_seconds += time.time() - t0
             for k, v in bc.items():
                 writer.add_scalar(f"losses/{k}", v, 0)
-        self.envs = [raw_env(**self.rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
-                     for _ in range(cfg.num_envs)]
-        self.seats: list[list] = [[] for _ in self.envs]
+        self.seats: list[list] = [[] for _ in range(cfg.num_envs)]
         self.buffer = Trajectories()
         self.episode_wins: list[float] = []
         self.episode_points: list[int] = []
-        for i in range(cfg.num_envs):
-            self._new_game(i)
+        if cfg.backend == "vector":
+            self.vg = VectorGame(self.rules, num_games=cfg.num_envs, reward=cfg.reward,
+                                 points_scale=cfg.points_scale, seed=self.rng)
+            self.v_obs, self.v_mask, self.v_seat = self.vg.reset()
+            for b in range(cfg.num_envs):
+                self._vector_lineup(b)
+            collect = self.collect_vector
+        else:
+            self.envs = [raw_env(**self.rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
+                         for _ in range(cfg.num_envs)]
+            for i in range(cfg.num_envs):
+                self._new_game(i)
+            collect = self.collect
         bar = tqdm(total=cfg.total_steps, initial=min(self.global_step, cfg.total_steps), desc="train",
                    unit="step", disable=not self.progress, dynamic_ncols=True)
         start_time = time.time() - self.train_seconds
@@ -448,7 +511,7 @@ class Trainer:
             if cfg.anneal_lr:
                 self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
             before = self.global_step
-            self.collect()
+            collect()
             stats = self.learn()
             self.update += 1
             self.train_seconds = time.time() - start_time

@@ -123,3 +123,23 @@ def test_masked_logits_use_the_dtype_minimum():
 
 def test_zoo_listing():
     assert isinstance(agents.zoo_names(), list)
+
+
+def test_batched_acting_matches_single_acting():
+    from agents import act_batch
+    from cf_env.vector import VectorGame, random_legal_actions
+
+    config = RulesConfig()
+    vg = VectorGame(config, num_games=64, seed=0)
+    obs, mask, _ = vg.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        obs, mask, *_ = vg.step(random_legal_actions(mask, rng))
+    torch.manual_seed(0)
+    model = ActorCritic(obs.shape[1], config.num_actions, (32,), observation_scale(config))
+    for agent in (GreedyAgent(config), HeuristicAgent(config), TorchAgent(model, config)):
+        batch = act_batch(agent, obs, mask, rng)
+        single = [agent.act({"observation": o, "action_mask": m}, rng) for o, m in zip(obs, mask)]
+        assert batch.tolist() == single
+    rand = act_batch(RandomAgent(config), obs, mask, rng)
+    assert all(mask[i, a] for i, a in enumerate(rand))
