@@ -22,8 +22,8 @@ def ours(steps: int, seed: int) -> dict[str, float]:
     from training.ppo import Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = PPOConfig(run_name="bench", runs_dir=tmp, seed=seed, total_steps=steps, num_envs=32,
-                        rollout_steps=64, bc_games=0, eval_every=10**6, eval_deal_sets=0, checkpoint_every=10**6,
+        cfg = PPOConfig(run_name="bench", runs_dir=tmp, seed=seed, total_steps=steps, num_envs=256,
+                        rollout_steps=8, bc_games=0, eval_every=10**6, eval_deal_sets=0, checkpoint_every=10**6,
                         snapshot_every=10**6, self_play_prob=1.0, update_epochs=4, num_minibatches=4)
         summary = Trainer(cfg, progress=False).run()
     return summary

@@ -135,3 +135,12 @@ def test_play_command_takes_moves_and_rejects_bad_input():
     assert "pick a number from 0 to" in result.output
     assert "hand of player_0" in result.output
     assert "Game over" in result.output or "bye" in result.output
+
+
+def test_both_collection_backends_train(tmp_path):
+    for backend in ("vector", "aec"):
+        cfg = load_config(SMOKE, runs_dir=str(tmp_path), run_name=backend, backend=backend, total_steps=600,
+                          bc_games=0, self_play_prob=0.5)
+        summary = Trainer(cfg, progress=False).run()
+        assert summary["learner_steps"] >= 600 and summary["env_steps"] > summary["learner_steps"]
+        assert load_checkpoint(Path(summary["final"]))["train_config"]["backend"] == backend
