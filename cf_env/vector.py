@@ -172,33 +172,23 @@ if numba is not None:
             rnd[b] = r + 1
             return False
         # R16: lowest total; most zero rounds; lowest non-zero round; ties share
-        best_total = 1 << 60
-        best_zeros = -1
-        best_low = 1 << 60
+        zeros = np.zeros(n, np.int64)
+        low = np.full(n, 1 << 60, np.int64)
         for p in range(n):
-            zeros = 0
-            low = 1 << 60
             for q in range(rounds):
                 v = rscores[b, q, p]
                 if v == 0:
-                    zeros += 1
-                elif v < low:
-                    low = v
-            better = (totals[b, p] < best_total or (totals[b, p] == best_total and (
-                zeros > best_zeros or (zeros == best_zeros and low < best_low))))
-            if better:
-                best_total, best_zeros, best_low = totals[b, p], zeros, low
+                    zeros[p] += 1
+                elif v < low[p]:
+                    low[p] = v
+        best = 0
+        for p in range(1, n):
+            if (totals[b, p] < totals[b, best] or (totals[b, p] == totals[b, best] and (
+                    zeros[p] > zeros[best] or (zeros[p] == zeros[best] and low[p] < low[best])))):
+                best = p
         nwin = 0
         for p in range(n):
-            zeros = 0
-            low = 1 << 60
-            for q in range(rounds):
-                v = rscores[b, q, p]
-                if v == 0:
-                    zeros += 1
-                elif v < low:
-                    low = v
-            win = totals[b, p] == best_total and zeros == best_zeros and low == best_low
+            win = totals[b, p] == totals[b, best] and zeros[p] == zeros[best] and low[p] == low[best]
             final_winners[b, p] = 1 if win else 0
             final_totals[b, p] = totals[b, p]
             if win:
