@@ -497,8 +497,11 @@ class Trainer:
             for i in range(cfg.num_envs):
                 self._new_game(i)
             collect = self.collect
-        bar = tqdm(total=cfg.total_steps, initial=min(self.global_step, cfg.total_steps), desc="train",
-                   unit="step", disable=not self.progress, dynamic_ncols=True)
+        # the bar counts learner steps, or training seconds when the time limit will stop the run first
+        by_time = bool(cfg.time_limit_minutes)
+        bar = tqdm(total=int(cfg.time_limit_minutes * 60) if by_time else cfg.total_steps,
+                   initial=int(self.train_seconds) if by_time else min(self.global_step, cfg.total_steps),
+                   desc="train", unit="s" if by_time else "step", disable=not self.progress, dynamic_ncols=True)
         start_time = time.time() - self.train_seconds
         steps_at_start, env_steps_at_start = self.global_step, self.env_steps
         run_start = time.time()
@@ -510,7 +513,6 @@ class Trainer:
             frac = 1.0 - self.global_step / cfg.total_steps
             if cfg.anneal_lr:
                 self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-            before = self.global_step
             collect()
             stats = self.learn()
             self.update += 1
@@ -534,9 +536,9 @@ class Trainer:
                     writer.add_scalar(f"eval/{k}", v, self.global_step)
             if self.update % cfg.checkpoint_every == 0:
                 self.save()
-            bar.update(self.global_step - before)
-            bar.set_postfix({"env_sps": f"{env_sps:.0f}", **{k.replace("win_rate_vs_", "vs_"): f"{v:.2f}"
-                                                            for k, v in self.last_eval.items()}})
+            bar.n = min(int(self.train_seconds), bar.total) if by_time else min(self.global_step, cfg.total_steps)
+            latest = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
+            bar.set_postfix({"steps": self.global_step, "env_sps": f"{env_sps:.0f}", **latest})  # also redraws
         bar.close()
         self.last_eval = self.evaluate_now()
         for k, v in self.last_eval.items():
