@@ -34,7 +34,7 @@ def _full_deals(config: RulesConfig, seed: int) -> list[dict]:
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"p{c.num_players}d{c.max_pip}a{c.center_arms}{c.draw_rule[0]}")
 @pytest.mark.parametrize("reward", ["win", "points", "relative"])
 def test_vector_matches_aec_env_step_by_step(config, reward):
-    games = 24 if config.max_pip < 12 else 8
+    games = 48 if config.max_pip < 12 else 16  # 1056 scripted games over the 30 cases
     deals = [_full_deals(config, 1000 * g + 7) for g in range(games)]
     vg = VectorGame(config, num_games=games, reward=reward, points_scale=50)
     obs, mask, seat = vg.reset(seed=0, deals=deals)
