@@ -143,3 +143,16 @@ def test_batched_acting_matches_single_acting():
         assert batch.tolist() == single
     rand = act_batch(RandomAgent(config), obs, mask, rng)
     assert all(mask[i, a] for i, a in enumerate(rand))
+
+
+def test_shipped_checkpoints_load_and_play():
+    assert {"strong-4p", "strong-2p"} <= set(agents.zoo_names())
+    for name, players in (("strong-4p", 4), ("strong-2p", 2)):
+        config = RulesConfig(num_players=players, rounds=1)
+        agent = load(f"zoo:{name}", config)
+        env = raw_env(**config.to_dict())
+        game = play_game(env, [agent] + [GreedyAgent(config)] * (players - 1), None, np.random.default_rng(0), seed=1)
+        assert game.is_over
+        assert (agents.ZOO_DIR / f"{name}.pt").stat().st_size <= 2 * 1024 * 1024
+    with pytest.raises(CheckpointError, match="num_players=4"):
+        load("zoo:strong-4p", RulesConfig(num_players=2))
