@@ -77,14 +77,21 @@ class ObservationEncoder:
         self._table = table
         self._k, self._n, self._t = k, n, t
         self._rounds = config.rounds
-        # All 0/1 blocks are packed into one int per observation, already in observation order
-        # (hand, layout and drawn tile as tile-index bits at offsets 0, T, 2T, then the pending
-        # value, the pending kind and each opponent's unmatched values), and unpacked in one go.
-        self._pv_off = 3 * t
-        self._pk_off = 3 * t + k
-        self._um_off = 3 * t + k + 2
-        self._flag_bytes = (self.num_flags + 7) // 8
+        # All 0/1 blocks are packed into one int per observation and unpacked in one go: the
+        # hand, layout and drawn tile as action bits at offsets 0, W, 2W (W = K*K); then the
+        # pending value (K bits), pending kind (2 bits) and each opponent's unmatched values.
+        w = k * k
+        self._w = w
+        self._pv_off = 3 * w
+        self._pk_off = 3 * w + k
+        self._um_off = 3 * w + k + 2
+        total_bits = self._um_off + (n - 1) * k
+        self._flag_bytes = (total_bits + 7) // 8
         tile_action = np.array([Tile.from_index(i).low * k + Tile.from_index(i).high for i in range(t)], dtype=np.intp)
+        self._gather = np.concatenate([
+            tile_action, w + tile_action, 2 * w + tile_action,
+            self._pv_off + np.arange(k), self._pk_off + np.arange(2), self._um_off + np.arange((n - 1) * k),
+        ]).astype(np.intp)
         self._tile_action = tile_action
         self._mask_bytes = (table.num_actions + 7) // 8
         self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
@@ -114,10 +121,10 @@ class ObservationEncoder:
 
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat`` (its own hand, everything public)."""
-        t = self._t
-        flags = game._hand_tiles[seat] | game._played_tiles << t
+        w = self._w
+        flags = game._hands[seat] | game._played << w
         if game._cur == seat and game._drawn >= 0 and not game._over:
-            flags |= 1 << (2 * t + game._drawn)
+            flags |= self._table.tile_bits[game._drawn] << (2 * w)
         pend = game._pend
         if pend:
             flags |= 1 << (self._pv_off + game._pend_val)
@@ -130,12 +137,11 @@ class ObservationEncoder:
             off += k
         raw = np.frombuffer(flags.to_bytes(self._flag_bytes, "little"), dtype=np.uint8)
         obs = np.empty(self.size, dtype=np.float32)
-        nf = self.num_flags
-        obs[:nf] = np.unpackbits(raw, count=nf, bitorder="little")
+        obs[: self.num_flags] = np.unpackbits(raw, bitorder="little")[self._gather]
         counts = game._counts
         totals = game._totals
         r = game._round
-        obs[nf:] = (
+        obs[self.num_flags:] = (
             game._ends + [pend] + counts[seat:] + counts[:seat] + [len(game._bone), r, self._rounds - r - 1]
             + [x * 0.01 for x in totals[seat:] + totals[:seat]]
         )

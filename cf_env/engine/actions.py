@@ -179,7 +179,7 @@ class ActionTable:
 
     __slots__ = (
         "max_pip", "k", "num_actions", "num_tiles", "draw", "pass_", "draw_bit", "pass_bit",
-        "match", "expose", "action_tile", "action_tile_bit", "is_canonical", "tile_bits", "action_tile_bits",
+        "match", "expose", "action_tile", "is_canonical", "tile_bits", "action_tile_bits",
         "row_bits", "tile_pips", "tile_low", "tile_high", "strings", "ids",
     )
 
@@ -196,7 +196,6 @@ class ActionTable:
         self.match = tuple(a // k for a in range(k * k))
         self.expose = tuple(a % k for a in range(k * k))
         self.action_tile = tuple(tile_index(a // k, a % k) for a in range(k * k))
-        self.action_tile_bit = tuple(1 << tile for tile in self.action_tile)
         self.is_canonical = tuple(a // k <= a % k for a in range(k * k))
         self.tile_low = tuple(Tile.from_index(t).low for t in range(self.num_tiles))
         self.tile_high = tuple(Tile.from_index(t).high for t in range(self.num_tiles))

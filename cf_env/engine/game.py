@@ -217,7 +217,7 @@ class Game:
         "_draw_bit", "_pass_bit", "_until", "_hands", "_counts", "_bone", "_ends", "_end_nodes",
         "_free_open", "_vals", "_open", "_pend", "_pend_val", "_pend_parent", "_pend_role",
         "_layout", "_played", "_unmatched", "_cur", "_legal", "_drawn", "_round", "_round_scores",
-        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms", "_hand_tiles", "_played_tiles",
+        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms",
     )
 
     def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
@@ -266,14 +266,11 @@ class Game:
         self._deals.append(bytes([tile for hand in hands for tile in hand]) + bytes(bone_top_first))
         tile_bits = t.tile_bits
         self._hands = [0] * n
-        self._hand_tiles = [0] * n  # the same sets with bit i = tile index i (for observations)
         for p, hand in enumerate(hands):
-            bits = tiles = 0
+            bits = 0
             for tile in hand:
                 bits |= tile_bits[tile]
-                tiles |= 1 << tile
             self._hands[p] = bits
-            self._hand_tiles[p] = tiles
         self._counts = [len(h) for h in hands]
         self._bone = list(reversed(bone_top_first))  # pop() takes the top
         k = self._k
@@ -301,7 +298,6 @@ class Game:
             while True:
                 tile = self._bone.pop()
                 self._hands[p] |= tile_bits[tile]
-                self._hand_tiles[p] |= 1 << tile
                 self._counts[p] += 1
                 ev.append(EventKind.SEARCH_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | rtag)
                 if tile == start_tile:
@@ -309,10 +305,8 @@ class Game:
                     break
                 p = (p + 1) % n
         self._hands[holder] &= ~sbits
-        self._hand_tiles[holder] &= ~(1 << start_tile)
         self._counts[holder] -= 1
         self._played = sbits
-        self._played_tiles = 1 << start_tile
         self._layout.append(start | start << 5 | Role.CENTER << 22 | holder << 25)
         ev.append(EventKind.START | holder << _EV_PLAYER | start_tile << _EV_PAYLOAD | rtag)
         # R9: every play goes onto an empty centre arm until all of them hold a tile.
@@ -404,9 +398,6 @@ class Game:
             hands = self._hands
             hands[p] &= ~bits
             self._played |= bits
-            tile_bit = t.action_tile_bit[a]
-            self._hand_tiles[p] ^= tile_bit
-            self._played_tiles |= tile_bit
             m = t.match[a]
             x = t.expose[a]
             layout = self._layout
@@ -463,7 +454,6 @@ class Game:
             tile = self._bone.pop()
             tbits = t.tile_bits[tile]
             self._hands[p] |= tbits
-            self._hand_tiles[p] |= 1 << tile
             self._counts[p] += 1
             self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
             self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._rtag)
@@ -552,15 +542,6 @@ class Game:
     def hand(self, player: int) -> list[Tile]:
         """The tiles in ``player``'s hand, sorted."""
         return [Tile.from_index(t) for t in self._t.bits_to_tiles(self._hands[player])]
-
-    def hand_tile_bits(self, player: int) -> int:
-        """``player``'s hand with bit ``i`` set for tile index ``i``."""
-        return self._hand_tiles[player]
-
-    @property
-    def played_tile_bits(self) -> int:
-        """Tiles on this round's layout, bit ``i`` for tile index ``i``."""
-        return self._played_tiles
 
     def hand_bits(self, player: int) -> int:
         """``player``'s hand as action bits (a tile {m, x} sets bits ``m*K+x`` and ``x*K+m``)."""
