@@ -204,9 +204,10 @@ class raw_env(AECEnv, EzPickle):
         self.infos[self.agent_selection]["action_mask"] = mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self._require_game()
-        seat = self.agent_name_mapping[agent]
-        obs = self.encoder.encode(game, seat)
+        game = self.game
+        if game is None:
+            raise ResetNeededError("call reset() before observe()")
+        obs = self.encoder.encode(game, self.agent_name_mapping[agent])
         if agent == self.agent_selection and not self.terminations.get(agent, True):
             mask = self._mask
         else:
