@@ -18,7 +18,6 @@ Usage: ``chickenfoot train --config configs/default.yaml [--resume]``.
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +124,6 @@ class Trainer:
         self.ckpt_path = self.run_dir / "checkpoint.pt"
         # --- seeding: one numpy generator for games and opponents, torch seeded alongside
         self.rng = np.random.default_rng(cfg.seed)
-        random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         self.torch_gen = torch.Generator().manual_seed(cfg.seed)
