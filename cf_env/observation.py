@@ -92,7 +92,6 @@ class ObservationEncoder:
             tile_action, w + tile_action, 2 * w + tile_action,
             self._pv_off + np.arange(k), self._pk_off + np.arange(2), self._um_off + np.arange((n - 1) * k),
         ]).astype(np.intp)
-        self._tile_action = tile_action
         self._mask_bytes = (table.num_actions + 7) // 8
         self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
         self._mask_cache: dict[int, np.ndarray] = {}
@@ -111,11 +110,6 @@ class ObservationEncoder:
                 self._mask_cache.clear()
             self._mask_cache[bits] = mask
         return mask
-
-    def tiles(self, bits: int) -> np.ndarray:
-        """0/1 uint8 vector over tile indices of a tile set held as action bits."""
-        raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
-        return np.unpackbits(raw, bitorder="little")[self._tile_action]
 
     # -- encode / decode -----------------------------------------------------------------------
 
