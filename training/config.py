@@ -41,6 +41,8 @@ class PPOConfig:
     Network and PPO
         hidden: MLP widths. The PPO fields are CleanRL's.
     Warm start
+        init_checkpoint: start from these weights (a checkpoint path or ``zoo:NAME``; same rules and
+            network sizes) instead of random ones; behaviour cloning is then skipped.
         bc_games: games of the heuristic agent to imitate before PPO (0 = none); bc_epochs.
     Evaluation and checkpoints
         eval_every (updates), eval_deal_sets (duplicate deal sets per opponent, 1 vs 3),
@@ -76,6 +78,7 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     norm_adv: bool = True
     target_kl: float = 0.0
+    init_checkpoint: str = ""
     bc_games: int = 0
     bc_epochs: int = 4
     eval_every: int = 25
@@ -109,6 +112,8 @@ class PPOConfig:
             raise TrainConfigError(f"backend must be 'vector' or 'aec', got {self.backend!r}")
         if self.reward not in REWARD_MODES:
             raise TrainConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
+        if not isinstance(self.init_checkpoint, str):
+            raise TrainConfigError(f"init_checkpoint must be a path or 'zoo:NAME' string, got {self.init_checkpoint!r}")
         if not self.hidden or not all(isinstance(h, int) and h > 0 for h in self.hidden):
             raise TrainConfigError(f"hidden must be a list of positive ints, got {self.hidden!r}")
         from agents import BASELINES
@@ -146,8 +151,9 @@ class PPOConfig:
         return asdict(self)
 
 
-def load_config(path: str | Path, **overrides: Any) -> PPOConfig:
-    """Read a YAML config; ``overrides`` replace keys (e.g. from the command line)."""
+def load_config(path: str | Path, cls: type = PPOConfig, **overrides: Any) -> Any:
+    """Read a YAML config into the dataclass ``cls`` (default :class:`PPOConfig`); ``overrides``
+    replace keys (e.g. from the command line; ``None`` values are ignored)."""
     import yaml
 
     path = Path(path)
@@ -160,11 +166,11 @@ def load_config(path: str | Path, **overrides: Any) -> PPOConfig:
     if not isinstance(data, dict):
         raise TrainConfigError(f"{path} must hold a mapping of config keys, got {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
-    known = {f.name for f in fields(PPOConfig)}
+    known = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - known)
     if unknown:
         raise TrainConfigError(f"{path}: unknown keys {unknown}; valid keys are {sorted(known)}")
     try:
-        return PPOConfig(**data)
+        return cls(**data)
     except TypeError as exc:
         raise TrainConfigError(f"{path}: {exc}") from None

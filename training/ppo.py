@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import Agent, act_batch, load
+from agents import Agent, act_batch, load, zoo_path
 from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
@@ -166,6 +166,18 @@ class Trainer:
 
     def save(self) -> Path:
         return save_checkpoint(self.ckpt_path, self._payload(with_optimizer=True))
+
+    def warm_start(self, spec: str) -> None:
+        """Load starting weights from a checkpoint path or ``zoo:NAME`` (not the optimizer: a new run)."""
+        path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+        data = load_checkpoint(path)
+        if data["rules"] != self.rules.to_dict():
+            raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
+                                  f"the config says {self.rules.to_dict()}")
+        if data["model_kwargs"] != self.model.kwargs():
+            raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
+                                  f"the config builds {self.model.kwargs()}; set hidden to match")
+        self.model.load_state_dict(data["model"])
 
     def _resume(self) -> None:
         if not self.ckpt_path.exists():
@@ -472,7 +484,9 @@ class Trainer:
         self.writer = writer = SummaryWriter(str(self.run_dir))
         writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
             f"|{k}|{v}|" for k, v in cfg.to_dict().items()))
-        if self.update == 0 and cfg.bc_games:
+        if self.update == 0 and cfg.init_checkpoint:
+            self.warm_start(cfg.init_checkpoint)
+        elif self.update == 0 and cfg.bc_games:
             t0 = time.time()
             bc = self.behaviour_clone()
             self.train_seconds += time.time() - t0

@@ -1,0 +1,286 @@
+"""Self-play PPO with RLlib (new API stack), locally or spread over a Ray cluster.
+
+    python -m training.rllib_ppo --config configs/rllib.yaml                  # local Ray
+    python -m training.rllib_ppo --config configs/rllib.yaml --address HEAD:6379   # join a cluster
+
+One RLModule shared by every seat (``policies: shared``; the observation is seat-relative) or one
+per seat (``policies: per_seat``), each an action-masking PPO module
+(:class:`agents.rllib_module.MaskedPPOTorchRLModule`) over
+:class:`cf_env.integrations.rllib.ChickenFootMultiAgentEnv`. With ``--address`` the env runners are
+Ray actors placed anywhere on the cluster (every node needs this package installed, see the README).
+
+Writes ``runs_dir/run_name/``: RLlib checkpoints (``checkpoint/``, resumable with ``--resume``) and,
+after every checkpoint, each module exported to this project's checkpoint format
+(``<module>.pt``), which ``chickenfoot eval`` and ``agents.load`` read without Ray.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cf_env import REWARD_MODES, ChickenFootError, ConfigError, RulesConfig
+from training.config import TrainConfigError, load_config
+
+__all__ = ["ClusterConnectError", "RLlibConfig", "build_algorithm", "export_module", "main", "train"]
+
+
+class ClusterConnectError(ChickenFootError, ConnectionError):
+    """``--address`` names no Ray cluster this process can join."""
+
+
+@dataclass
+class RLlibConfig:
+    """RLlib self-play PPO settings (YAML keys are these field names).
+
+    Game: ``rules`` (RulesConfig fields), ``reward``, ``points_scale``.
+    Policies: ``policies`` = ``"shared"`` (one module for every seat) or ``"per_seat"``.
+    Budget: ``iterations`` (RLlib training iterations), ``time_limit_minutes`` (0 = none).
+    Scale-out: ``num_env_runners`` (Ray actors collecting games; 0 = collect in the driver),
+    ``num_envs_per_env_runner``, ``num_cpus_per_env_runner``.
+    PPO: RLlib's names (``train_batch_size`` counts env steps of all agents per iteration).
+    Network: ``hidden`` (MLP widths, tanh; shared by the policy and value heads so the module can
+    be exported to ``agents.torch_policy.ActorCritic``).
+    """
+
+    run_name: str = "rllib"
+    runs_dir: str = "runs"
+    seed: int = 1
+    rules: dict = field(default_factory=dict)
+    reward: str = "relative"
+    points_scale: float = 100.0
+    policies: str = "shared"
+    iterations: int = 20
+    time_limit_minutes: float = 0.0
+    num_env_runners: int = 1
+    num_envs_per_env_runner: int = 4
+    num_cpus_per_env_runner: float = 1.0
+    train_batch_size: int = 4000
+    minibatch_size: int = 500
+    num_epochs: int = 4
+    lr: float = 3e-4
+    gamma: float = 0.99
+    lambda_: float = 0.95
+    clip_param: float = 0.2
+    entropy_coeff: float = 0.01
+    vf_loss_coeff: float = 0.5
+    hidden: list = field(default_factory=lambda: [256, 256])
+    checkpoint_every: int = 5
+
+    def __post_init__(self) -> None:
+        try:
+            RulesConfig.from_dict(self.rules)
+        except ConfigError as exc:
+            raise TrainConfigError(f"rules: {exc}") from None
+        if self.policies not in ("shared", "per_seat"):
+            raise TrainConfigError(f"policies must be 'shared' or 'per_seat', got {self.policies!r}")
+        if self.reward not in REWARD_MODES:
+            raise TrainConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
+        for name in ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size",
+                     "num_epochs", "checkpoint_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise TrainConfigError(f"{name} must be a positive int, got {value!r}")
+        if isinstance(self.num_env_runners, bool) or not isinstance(self.num_env_runners, int) \
+                or self.num_env_runners < 0:
+            raise TrainConfigError(f"num_env_runners must be an int >= 0, got {self.num_env_runners!r}")
+        if self.minibatch_size > self.train_batch_size:
+            raise TrainConfigError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
+                                   f"({self.train_batch_size})")
+        if not self.hidden or not all(isinstance(h, int) and h > 0 for h in self.hidden):
+            raise TrainConfigError(f"hidden must be a list of positive ints, got {self.hidden!r}")
+
+    @property
+    def rules_config(self) -> RulesConfig:
+        return RulesConfig.from_dict(self.rules)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.run_name
+
+    def env_config(self) -> dict[str, Any]:
+        return {**self.rules_config.to_dict(), "reward": self.reward, "points_scale": self.points_scale}
+
+    def module_ids(self) -> list[str]:
+        n = self.rules_config.num_players
+        return ["shared"] if self.policies == "shared" else [f"player_{i}" for i in range(n)]
+
+
+def build_algorithm(cfg: RLlibConfig):
+    """The RLlib PPO ``Algorithm`` for ``cfg`` (Ray must be initialised)."""
+    from ray.rllib.algorithms.ppo import PPOConfig as RLlibPPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.rllib_module import MaskedPPOTorchRLModule
+    from cf_env.integrations.rllib import ChickenFootMultiAgentEnv
+
+    model_config = {"fcnet_hiddens": list(cfg.hidden), "fcnet_activation": "tanh",
+                    "head_fcnet_hiddens": [], "vf_share_layers": True}
+    modules = {m: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model_config)
+               for m in cfg.module_ids()}
+    if cfg.policies == "shared":
+        def mapping(agent_id, episode, **kwargs):
+            return "shared"
+    else:
+        def mapping(agent_id, episode, **kwargs):
+            return agent_id
+    config = (
+        RLlibPPOConfig()
+        .environment(ChickenFootMultiAgentEnv, env_config=cfg.env_config(),
+                     # RLlib's checker steps unmasked random actions, which this env rejects by design
+                     disable_env_checking=True)
+        .framework("torch")
+        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs_per_env_runner,
+                     num_cpus_per_env_runner=cfg.num_cpus_per_env_runner)
+        .multi_agent(policies=set(modules), policy_mapping_fn=mapping)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
+        .training(train_batch_size_per_learner=cfg.train_batch_size, minibatch_size=cfg.minibatch_size,
+                  num_epochs=cfg.num_epochs, lr=cfg.lr, gamma=cfg.gamma, lambda_=cfg.lambda_,
+                  clip_param=cfg.clip_param, entropy_coeff=cfg.entropy_coeff, vf_loss_coeff=cfg.vf_loss_coeff)
+        .debugging(seed=cfg.seed)
+    )
+    return config.build_algo()
+
+
+def export_module(module, cfg: RLlibConfig, path: str | Path, step: int = 0) -> Path:
+    """Copy an RLlib module's weights into this project's checkpoint format (an
+    :class:`agents.torch_policy.ActorCritic` with the same layers), readable without Ray."""
+    import torch
+    from torch import nn
+
+    from agents.checkpoint import save_checkpoint
+    from agents.torch_policy import ActorCritic
+
+    rules = cfg.rules_config
+    encoder_linears = [m for m in module.encoder.modules() if isinstance(m, nn.Linear)]
+    pi = [m for m in module.pi.modules() if isinstance(m, nn.Linear)]
+    vf = [m for m in module.vf.modules() if isinstance(m, nn.Linear)]
+    if len(encoder_linears) != len(cfg.hidden) or len(pi) != 1 or len(vf) != 1:
+        raise TrainConfigError(f"cannot export: the module has {len(encoder_linears)} encoder layers, "
+                               f"{len(pi)} policy and {len(vf)} value layers; expected {len(cfg.hidden)}, 1, 1")
+    obs_dim = encoder_linears[0].in_features
+    model = ActorCritic(obs_dim, rules.num_actions, tuple(cfg.hidden), obs_scale=None)
+    ours = [m for m in model.trunk if isinstance(m, nn.Linear)] + [model.policy, model.value]
+    with torch.no_grad():
+        for dst, src in zip(ours, encoder_linears + pi + vf):
+            dst.weight.copy_(src.weight)
+            dst.bias.copy_(src.bias)
+    payload = {"model": model.state_dict(), "model_kwargs": model.kwargs(), "rules": rules.to_dict(),
+               "num_actions": rules.num_actions, "train_step": int(step),
+               "train_config": {"trainer": "rllib", **asdict(cfg)}}
+    return save_checkpoint(Path(path), payload)
+
+
+def _export_all(algo, cfg: RLlibConfig, step: int) -> list[str]:
+    learner = algo.learner_group._learner  # local learner (num_learners=0, the default)
+    paths = []
+    for mid in cfg.module_ids():
+        paths.append(str(export_module(learner.module[mid], cfg, cfg.run_dir / f"{mid}.pt", step)))
+    return paths
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast on a ``host:port`` nobody listens on (``ray.init`` would retry for minutes)."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # "auto", "ray://..." and other forms Ray resolves itself
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ClusterConnectError(f"could not join the Ray cluster at {address}: nothing answers there ({exc}). "
+                                  "Start the head first (`ray start --head --port PORT`) and pass its address.") from None
+
+
+def train(cfg: RLlibConfig, address: str | None = None, resume: bool = False,
+          progress: bool = True) -> dict[str, Any]:
+    """Run ``cfg``; returns a summary (iterations, env steps, timing, exported checkpoints)."""
+    import ray
+    from tqdm.auto import tqdm
+
+    if address:
+        _check_reachable(address)
+        try:
+            ray.init(address=address, log_to_driver=False)
+        except ConnectionError as exc:
+            raise ClusterConnectError(
+                f"could not join the Ray cluster at {address}: {exc}\nIs the head running (`ray status`)? "
+                "If it uses token authentication, export RAY_AUTH_MODE=token and the cluster's token "
+                "(RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH to its file) here too.") from None
+    elif not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False)
+    cfg.run_dir.mkdir(parents=True, exist_ok=True)
+    ckpt_dir = (cfg.run_dir / "checkpoint").resolve()
+    algo = build_algorithm(cfg)
+    try:
+        if resume:
+            if not ckpt_dir.exists():
+                raise TrainConfigError(f"--resume: no RLlib checkpoint at {ckpt_dir}")
+            algo.restore_from_path(str(ckpt_dir))
+        start = time.time()
+        env_steps = 0
+        bar = tqdm(total=cfg.iterations, desc="rllib", unit="it", disable=not progress, dynamic_ncols=True)
+        result: dict[str, Any] = {}
+        for it in range(1, cfg.iterations + 1):
+            if cfg.time_limit_minutes and time.time() - start >= cfg.time_limit_minutes * 60:
+                break
+            result = algo.train()
+            env_steps = int(result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", env_steps))
+            returns = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
+            bar.update(1)
+            bar.set_postfix({"env_steps": env_steps, "sps": f"{env_steps / max(time.time() - start, 1e-9):.0f}"})
+            if it % cfg.checkpoint_every == 0 or it == cfg.iterations:
+                algo.save_to_path(str(ckpt_dir))
+                exported = _export_all(algo, cfg, env_steps)
+        bar.close()
+        algo.save_to_path(str(ckpt_dir))
+        exported = _export_all(algo, cfg, env_steps)
+        elapsed = time.time() - start
+        summary = {
+            "iterations": int(result.get("training_iteration", 0)), "env_steps": env_steps,
+            "seconds": round(elapsed, 1), "env_steps_per_second": round(env_steps / max(elapsed, 1e-9), 1),
+            "checkpoint": str(ckpt_dir), "exported": exported,
+            "agent_episode_returns_mean": {k: round(float(v), 4) for k, v in returns.items()},
+            "env_runner_nodes": sorted({n["NodeManagerAddress"] for n in ray.nodes() if n.get("Alive")}),
+        }
+        (cfg.run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        return summary
+    finally:
+        algo.stop()
+        ray.shutdown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.rllib_ppo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="configs/rllib.yaml", help="YAML file of RLlibConfig fields")
+    parser.add_argument("--address", default=None, help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of "
+                        "starting Ray locally")
+    parser.add_argument("--iterations", type=int, default=None, help="override the config's iterations")
+    parser.add_argument("--runs-dir", default=None, help="override the config's runs_dir")
+    parser.add_argument("--resume", action="store_true", help="continue from runs_dir/run_name/checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_config(args.config, cls=RLlibConfig, iterations=args.iterations, runs_dir=args.runs_dir)
+    except TrainConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        summary = train(cfg, address=args.address, resume=args.resume, progress=not args.no_progress)
+    except (ClusterConnectError, TrainConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary, indent=2))
+    print(f"evaluate with: chickenfoot eval {summary['exported'][0]} greedy --deal-sets 50")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
