@@ -1,7 +1,9 @@
 """Agents that act on the Chicken Foot env's observation dicts.
 
 ``agents.load(spec, config)`` builds one from a spec: ``"random"``, ``"greedy"``,
-``"heuristic"``, a checkpoint path, or ``"zoo:NAME"`` for a checkpoint shipped in the package.
+``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package, or
+``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
+``training/sb3_maskable_ppo.py``). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
         raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
     if spec in BASELINES:
         return BASELINES[spec](config if config is not None else RulesConfig())
+    if spec.startswith("sb3:"):
+        from agents.sb3_agent import SB3Agent
+
+        try:
+            return SB3Agent(spec[4:], config if config is not None else RulesConfig(), name=spec)
+        except (FileNotFoundError, ValueError) as exc:
+            raise AgentSpecError(f"{spec}: {exc}") from None
     if spec.startswith("zoo:"):
         path = zoo_path(spec[4:])
     else:

@@ -1,0 +1,57 @@
+"""Stable-Baselines3: sb3-contrib's MaskablePPO on the single-agent env against chosen opponents."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from click.testing import CliRunner  # noqa: E402
+
+import agents  # noqa: E402
+from cf_env import RulesConfig  # noqa: E402
+from training.cli import main as cli  # noqa: E402
+from training.sb3_maskable_ppo import main, make_env  # noqa: E402
+
+pytestmark = pytest.mark.framework
+RULES = RulesConfig(num_players=3, rounds=2)
+
+
+def test_wrapped_env_passes_sb3_checks_and_keeps_the_mask():
+    from stable_baselines3.common.env_checker import check_env
+
+    env = make_env(RULES, ["greedy", "random"], illegal_action="terminate")  # check_env steps unmasked
+    obs, info = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape
+    np.testing.assert_array_equal(env.action_masks(), info["action_mask"].astype(bool))
+    check_env(env, warn=True, skip_render_check=True)
+
+
+def test_maskable_ppo_trains_saves_loads_and_plays(tmp_path):
+    out = tmp_path / "sb3"
+    # the env raises IllegalActionError on an illegal action: finishing proves there was none
+    assert main(["--steps", "2048", "--n-steps", "512", "--players", "3", "--rounds", "2",
+                 "--opponents", "greedy", "random", "--out", str(out), "--no-progress"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] >= 2048
+    agent = agents.load(f"sb3:{out / 'model.zip'}", RULES)
+    env = make_env(RULES, ["random"])
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=1)
+    done = False
+    while not done:
+        action = agent.act({"observation": obs, "action_mask": info["action_mask"]}, rng)
+        assert info["action_mask"][action] == 1
+        obs, _, done, _, info = env.step(action)
+    result = CliRunner().invoke(cli, ["eval", f"sb3:{out / 'model.zip'}", "random", "--players", "3",
+                                      "--rounds", "2", "--deal-sets", "3", "--no-progress"])
+    assert result.exit_code == 0, result.output
+
+
+def test_bad_sb3_specs_are_clear_errors(tmp_path):
+    with pytest.raises(agents.AgentSpecError, match="no MaskablePPO model"):
+        agents.load(f"sb3:{tmp_path / 'missing.zip'}", RULES)
+    assert main(["--opponents", "a", "b", "c", "--players", "3", "--steps", "10", "--out", str(tmp_path)]) == 2
