@@ -54,6 +54,13 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
     return path
 
 
+def model_payload(model: Any, rules: RulesConfig, train_step: int, train_config: dict[str, Any]) -> dict[str, Any]:
+    """The weights-only payload of an :class:`agents.torch_policy.ActorCritic` (what
+    ``TorchAgent.from_checkpoint`` and ``chickenfoot eval`` read); every trainer writes this."""
+    return {"model": model.state_dict(), "model_kwargs": model.kwargs(), "rules": rules.to_dict(),
+            "num_actions": rules.num_actions, "train_step": int(train_step), "train_config": dict(train_config)}
+
+
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read and validate a checkpoint; :class:`CheckpointError` says what is wrong."""
     import torch

@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from agents import Agent, act_batch, load, zoo_path
-from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
 from cf_env.vector import VectorGame
@@ -146,14 +146,7 @@ class Trainer:
     # -------------------------------------------------------------- checkpoints
 
     def _payload(self, with_optimizer: bool) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "model": self.model.state_dict(),
-            "model_kwargs": self.model.kwargs(),
-            "rules": self.rules.to_dict(),
-            "num_actions": self.rules.num_actions,
-            "train_step": self.global_step,
-            "train_config": self.cfg.to_dict(),
-        }
+        payload = model_payload(self.model, self.rules, self.global_step, self.cfg.to_dict())
         if with_optimizer:
             payload["optimizer"] = self.optimizer.state_dict()
             payload["trainer_state"] = {

@@ -154,7 +154,7 @@ def export_module(module, cfg: RLlibConfig, path: str | Path, step: int = 0) -> 
     import torch
     from torch import nn
 
-    from agents.checkpoint import save_checkpoint
+    from agents.checkpoint import model_payload, save_checkpoint
     from agents.torch_policy import ActorCritic
 
     rules = cfg.rules_config
@@ -171,10 +171,7 @@ def export_module(module, cfg: RLlibConfig, path: str | Path, step: int = 0) -> 
         for dst, src in zip(ours, encoder_linears + pi + vf):
             dst.weight.copy_(src.weight)
             dst.bias.copy_(src.bias)
-    payload = {"model": model.state_dict(), "model_kwargs": model.kwargs(), "rules": rules.to_dict(),
-               "num_actions": rules.num_actions, "train_step": int(step),
-               "train_config": {"trainer": "rllib", **asdict(cfg)}}
-    return save_checkpoint(Path(path), payload)
+    return save_checkpoint(Path(path), model_payload(model, rules, step, {"trainer": "rllib", **asdict(cfg)}))
 
 
 def _export_all(algo, cfg: RLlibConfig, step: int) -> list[str]:

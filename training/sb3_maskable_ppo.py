@@ -21,9 +21,11 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+import torch
 
 import agents
-from cf_env import ChickenFootSingleEnv, RulesConfig
+from agents.opponents import single_env_vs
+from cf_env import ChickenFootSingleEnv, ConfigError, RulesConfig
 
 __all__ = ["ObservationOnly", "make_env", "main", "train"]
 
@@ -44,20 +46,10 @@ class ObservationOnly(gymnasium.ObservationWrapper):
 
 def make_env(rules: RulesConfig, opponents: list[str], reward: str = "relative",
              illegal_action: str = "raise") -> ObservationOnly:
-    """The learner vs ``opponents`` (one spec for every other seat, or one per seat clockwise).
-    ``illegal_action="terminate"`` suits checkers that step unmasked random actions."""
-    n = rules.num_players
-    if len(opponents) not in (1, n - 1):
-        raise ValueError(f"give one opponent spec or {n - 1} (one per other seat), got {len(opponents)}")
-    specs = opponents * (n - 1) if len(opponents) == 1 else list(opponents)
-    bots = [agents.load(s, rules) for s in specs]
-    env = ChickenFootSingleEnv(learner_seat="random", illegal_action=illegal_action, reward=reward, **rules.to_dict())
-
-    def seat_player(bot):
-        return lambda obs: bot.act(obs, env.np_random)  # the env's generator: one seed drives all
-
-    env._opponents = [seat_player(b) for b in bots]
-    return ObservationOnly(env)
+    """The learner (a random seat each game) vs ``opponents`` (one spec for every other seat, or
+    one per seat clockwise). ``illegal_action="terminate"`` suits checkers that step unmasked
+    random actions."""
+    return ObservationOnly(single_env_vs(rules, opponents, reward=reward, illegal_action=illegal_action))
 
 
 def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed: int = 0,
@@ -91,12 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-steps", type=int, default=1024, help="MaskablePPO rollout length")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--torch-threads", type=int, default=1,
+                        help="torch intra-op threads (1 is fastest for these small batches)")
     args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, args.torch_threads))
     try:
         rules = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
         summary = train(rules, args.opponents, args.steps, Path(args.out), seed=args.seed, n_steps=args.n_steps,
                         batch_size=min(256, args.n_steps), progress=not args.no_progress)
-    except (ValueError, agents.AgentSpecError) as exc:
+    except (ValueError, ConfigError, agents.AgentSpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     Path(args.out, "summary.json").write_text(json.dumps(summary, indent=2))

@@ -1,0 +1,124 @@
+"""Tianshou 2.x: masked DQN for one seat against chosen opponents; exports to our checkpoint format.
+
+    python -m training.tianshou_dqn --steps 50000 --opponents greedy --out runs/tianshou
+    chickenfoot eval runs/tianshou/model.pt greedy --deal-sets 50
+
+The Q-network is this project's :class:`agents.torch_policy.ActorCritic` (its policy head gives the
+Q-values), so the trained weights are saved as a regular checkpoint that ``chickenfoot eval`` and
+``agents.load`` read without Tianshou: ``TorchAgent`` plays the legal action with the highest Q.
+Tianshou's DQN masks Q-values with ``obs.mask`` when acting and when computing targets; its own
+PettingZoo wrapper is not used, see :mod:`cf_env.integrations.tianshou` for why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents import AgentSpecError
+from agents.checkpoint import model_payload, save_checkpoint
+from agents.opponents import single_env_vs
+from agents.torch_policy import ActorCritic, observation_scale
+from cf_env import ConfigError, ObservationEncoder, RulesConfig
+from cf_env.integrations.tianshou import TianshouObservation
+
+__all__ = ["QNetwork", "make_env", "main", "train"]
+
+
+class QNetwork(nn.Module):
+    """Tianshou's model protocol ``(obs, state, info) -> (q_values, state)`` over an ActorCritic."""
+
+    def __init__(self, net: ActorCritic) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs: Any, state: Any = None, info: Any = None) -> tuple[torch.Tensor, Any]:
+        x = torch.as_tensor(np.asarray(obs), dtype=torch.float32)
+        return self.net.policy(self.net.trunk(x / self.net.obs_scale)), state
+
+
+def make_env(rules: RulesConfig, opponents: list[str], illegal_action: str = "raise") -> TianshouObservation:
+    return TianshouObservation(single_env_vs(rules, opponents, reward="relative", illegal_action=illegal_action))
+
+
+def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed: int = 0, num_envs: int = 4,
+          hidden: tuple[int, ...] = (256, 256), progress: bool = True) -> dict[str, Any]:
+    """Train for ``steps`` learner decisions; write ``out/model.pt`` (our format); return a summary."""
+    from tianshou.algorithm import DQN
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)  # Tianshou's epsilon-greedy draws from numpy's global generator
+    enc = ObservationEncoder(rules)
+    net = ActorCritic(enc.size, rules.num_actions, tuple(hidden), obs_scale=observation_scale(rules))
+    train_envs = DummyVectorEnv([lambda: make_env(rules, opponents) for _ in range(num_envs)])
+    test_envs = DummyVectorEnv([lambda: make_env(rules, opponents) for _ in range(2)])
+    train_envs.seed(seed)
+    test_envs.seed(seed + 10_000)
+    probe = make_env(rules, opponents)
+    policy = DiscreteQLearningPolicy(model=QNetwork(net), action_space=probe.action_space,
+                                     observation_space=probe.observation_space, eps_training=0.1, eps_inference=0.0)
+    algo = DQN(policy=policy, optim=AdamOptimizerFactory(lr=5e-4), gamma=0.99, n_step_return_horizon=3,
+               target_update_freq=200)
+    train_collector = Collector(algo, train_envs, VectorReplayBuffer(50_000, num_envs), exploration_noise=True)
+    test_collector = Collector(algo, test_envs, exploration_noise=False)
+    train_collector.reset()
+    train_collector.collect(n_step=min(1000, steps))  # warm-up transitions before the first update
+    start = time.time()
+    result = algo.run_training(OffPolicyTrainerParams(
+        training_collector=train_collector, test_collector=test_collector, max_epochs=1,
+        epoch_num_steps=steps, collection_step_num_env_steps=4 * num_envs,
+        update_step_num_gradient_steps_per_sample=0.25, test_step_num_episodes=2, batch_size=64,
+        show_progress=progress, verbose=False))
+    seconds = time.time() - start
+    out.mkdir(parents=True, exist_ok=True)
+    path = save_checkpoint(out / "model.pt", model_payload(
+        net, rules, train_collector.collect_step,
+        {"trainer": "tianshou-dqn", "opponents": list(opponents), "steps": steps, "seed": seed}))
+    return {"model": str(path), "steps": int(train_collector.collect_step), "seconds": round(seconds, 1),
+            "steps_per_second": round(train_collector.collect_step / max(seconds, 1e-9), 1),
+            "gradient_steps": int(result.update_step), "rules": rules.to_dict(), "opponents": list(opponents)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.tianshou_dqn", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=50_000, help="learner decisions to train for")
+    parser.add_argument("--opponents", nargs="+", default=["greedy"], help="agent specs for the other seats")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--max-pip", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=None, help="rounds per game (default: the full game)")
+    parser.add_argument("--num-envs", type=int, default=4)
+    parser.add_argument("--out", default="runs/tianshou")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--torch-threads", type=int, default=1,
+                        help="torch intra-op threads (1 is fastest for these small batches)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, args.torch_threads))
+    try:
+        rules = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
+        make_env(rules, args.opponents)  # validate the specs before Tianshou starts
+        summary = train(rules, args.opponents, args.steps, Path(args.out), seed=args.seed,
+                        num_envs=args.num_envs, progress=not args.no_progress)
+    except (ConfigError, AgentSpecError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    Path(args.out, "summary.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
