@@ -55,6 +55,26 @@ def test_resume_continues_steps_and_optimizer(tmp_path):
     assert after["trainer_state"]["update"] > saved["trainer_state"]["update"]
 
 
+def test_init_checkpoint_starts_from_those_weights(tmp_path):
+    from agents.checkpoint import CheckpointError
+
+    first = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), total_steps=256, bc_games=0), progress=False).run()
+    cfg = load_config(SMOKE, runs_dir=str(tmp_path / "b"), total_steps=256, init_checkpoint=first["final"])
+    trainer = Trainer(cfg, progress=False)
+    trainer.warm_start(cfg.init_checkpoint)
+    saved = load_checkpoint(Path(first["final"]))["model"]
+    for name, tensor in trainer.model.state_dict().items():
+        assert torch.equal(tensor, saved[name]), name
+    assert trainer.global_step == 0  # a new run from those weights, not a resume
+    other = load_config(SMOKE, runs_dir=str(tmp_path / "c"), init_checkpoint=first["final"],
+                        rules={"max_pip": 5, "num_players": 2, "hand_size": 4, "rounds": 2})
+    with pytest.raises(CheckpointError, match="trained with rules"):
+        Trainer(other, progress=False).warm_start(other.init_checkpoint)
+    wide = load_config(SMOKE, runs_dir=str(tmp_path / "d"), init_checkpoint=first["final"], hidden=[64, 64])
+    with pytest.raises(CheckpointError, match="set hidden to match"):
+        Trainer(wide, progress=False).warm_start(wide.init_checkpoint)
+
+
 def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
     from agents.checkpoint import CheckpointError
 
@@ -84,7 +104,12 @@ def test_bad_config_keys_and_values(tmp_path):
 
 
 def test_configs_in_the_repo_load():
+    from training.rllib_ppo import RLlibConfig
+
     for path in (ROOT / "configs").glob("*.yaml"):
+        if path.name.startswith("rllib"):
+            assert load_config(path, cls=RLlibConfig).module_ids()
+            continue
         cfg = load_config(path)
         assert cfg.batch_size == cfg.num_envs * cfg.rollout_steps
     assert PPOConfig().num_updates >= 1
