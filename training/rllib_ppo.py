@@ -261,11 +261,14 @@ def main(argv: list[str] | None = None) -> int:
                         "starting Ray locally")
     parser.add_argument("--iterations", type=int, default=None, help="override the config's iterations")
     parser.add_argument("--runs-dir", default=None, help="override the config's runs_dir")
+    parser.add_argument("--policies", choices=["shared", "per_seat"], default=None,
+                        help="override the config's policies: one module for all seats, or one per seat")
     parser.add_argument("--resume", action="store_true", help="continue from runs_dir/run_name/checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
-        cfg = load_config(args.config, cls=RLlibConfig, iterations=args.iterations, runs_dir=args.runs_dir)
+        cfg = load_config(args.config, cls=RLlibConfig, iterations=args.iterations, runs_dir=args.runs_dir,
+                          policies=args.policies)
     except TrainConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -119,12 +119,13 @@ def _run(args, env=None, timeout=240):
     return json.loads(out.stdout[:out.stdout.rindex("}") + 1])
 
 
-def test_local_self_play_run_then_the_project_eval_reads_its_export(tmp_path):
+def test_local_per_seat_run_then_the_project_eval_reads_its_export(tmp_path):
     # the env raises IllegalActionError on any illegal action, so a finished run took none
-    summary = _run(["--runs-dir", str(tmp_path), "--iterations", "2"])
+    summary = _run(["--runs-dir", str(tmp_path), "--iterations", "2", "--policies", "per_seat"])
     assert summary["iterations"] == 2 and summary["env_steps"] >= 800
     assert (tmp_path / "rllib-smoke" / "checkpoint" / "rllib_checkpoint.json").exists()
-    exported = summary["exported"][0]
+    assert [Path(p).name for p in summary["exported"]] == ["player_0.pt", "player_1.pt", "player_2.pt"]
+    exported = summary["exported"][1]
     result = CliRunner().invoke(cli, ["eval", exported, "random", "--players", "3", "--rounds", "2",
                                       "--deal-sets", "4", "--no-progress", "--json", str(tmp_path / "e.json")])
     assert result.exit_code == 0, result.output
