@@ -131,6 +131,8 @@ def test_local_per_seat_run_then_the_project_eval_reads_its_export(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "e.json").read_text())
     assert report["games"] == 12
+    resumed = _run(["--runs-dir", str(tmp_path), "--iterations", "1", "--policies", "per_seat", "--resume"])
+    assert resumed["iterations"] == 3  # RLlib's counter continues from the checkpoint
 
 
 def test_bad_rllib_config_is_a_clear_error(tmp_path):
