@@ -67,7 +67,7 @@ def eval_command(agents: tuple[str, ...], players: int, max_pip: int, rounds: in
                  deal_sets: int, seed: int, json_path: str | None, csv_path: str | None, plot_path: str | None,
                  no_progress: bool) -> None:
     """Play AGENTS against each other (one per seat; specs: random, greedy, heuristic, a
-    checkpoint path, zoo:NAME) with rotated seats and duplicate deals; print win rates with 95%
+    checkpoint path, zoo:NAME, sb3:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95%
     intervals, mean points and OpenSkill ratings."""
     from training.evaluate import evaluate
 
