@@ -208,11 +208,15 @@ class raw_env(AECEnv, EzPickle):
         if game is None:
             raise ResetNeededError("call reset() before observe()")
         obs = self.encoder.encode(game, self.agent_name_mapping[agent])
-        if agent == self.agent_selection and not self.terminations.get(agent, True):
-            mask = self._mask
-        else:
-            mask = self._zero_mask
+        # _mask is None whenever the game has ended (normally or by an illegal action)
+        mask = self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask
         return {"observation": obs, "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
+        """PettingZoo's ``last()`` without the base class's extra call layer (it runs every step)."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def _require_game(self) -> Game:
         if self.game is None:
@@ -263,6 +267,7 @@ class raw_env(AECEnv, EzPickle):
         # as PettingZoo's TerminateIllegalWrapper: -1 to the offender, the game is over
         gymnasium.logger.warn(f"[chicken_foot_v0] illegal action {action!r} by {agent}: game over, reward -1")
         self._cumulative_rewards[agent] = 0.0
+        self._mask = None
         self.terminations = {a: True for a in self.agents}
         self.truncations = {a: True for a in self.agents}
         self.rewards = {a: 0.0 for a in self.agents}
