@@ -30,8 +30,10 @@ boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (chec
 
 from __future__ import annotations
 
+from array import array
 from typing import Dict
 
+import numba
 import numpy as np
 
 from cf_env.engine import Game, RulesConfig, Tile, action_table
@@ -41,6 +43,27 @@ __all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_SCALE"]
 OBSERVATION_VERSION = 1
 SCORE_SCALE = 100.0  # scores are divided by this (the encoder multiplies by 0.01)
 _MASK_CACHE_SIZE = 1 << 16
+_U32 = next(code for code in "IL" if array(code).itemsize == 4)  # the array typecode of a uint32
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode_kernel(buf: bytes, gather: np.ndarray, flag_bytes: int, size: int, num_totals: int) -> np.ndarray:
+    """One observation from ``buf``: the flag bits (little-endian, ``flag_bytes`` long) gathered
+    into observation order, then the small counts one byte each, then the totals as uint32."""
+    out = np.empty(size, np.float32)
+    nf = gather.shape[0]
+    for i in range(nf):
+        j = gather[i]
+        out[i] = (np.int64(buf[j >> 3]) >> (j & 7)) & 1
+    small = size - nf - num_totals
+    for i in range(small):
+        out[nf + i] = buf[flag_bytes + i]
+    q = flag_bytes + small
+    for i in range(num_totals):
+        b = q + 4 * i
+        v = np.int64(buf[b]) | np.int64(buf[b + 1]) << 8 | np.int64(buf[b + 2]) << 16 | np.int64(buf[b + 3]) << 24
+        out[size - num_totals + i] = v * 0.01  # float64 product, rounded once to float32 (as numpy would)
+    return out
 
 
 class ObservationEncoder:
@@ -94,6 +117,7 @@ class ObservationEncoder:
         ]).astype(np.intp)
         self._mask_bytes = (table.num_actions + 7) // 8
         self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
+        self._n = n
         self._mask_cache: dict[int, np.ndarray] = {}
 
     # -- bit helpers ---------------------------------------------------------------------------
@@ -129,18 +153,14 @@ class ObservationEncoder:
         for p in self._opponents[seat]:
             flags |= unmatched[p] << off
             off += k
-        # positional arguments: numpy's keyword parsing costs more than these calls' work here
-        raw = np.frombuffer(flags.to_bytes(self._flag_bytes, "little"), np.uint8)
-        obs = np.empty(self.size, np.float32)
-        obs[: self.num_flags] = np.unpackbits(raw, None, None, "little")[self._gather]
+        # one bytes object for the numba kernel: flag bits, then the counts (every count fits a byte:
+        # the largest set, double-18, has 190 tiles), then the totals as uint32
         counts = game._counts
-        totals = game._totals
         r = game._round
-        obs[self.num_flags:] = (
-            game._ends + [pend] + counts[seat:] + counts[:seat] + [len(game._bone), r, self._rounds - r - 1]
-            + [x * 0.01 for x in totals[seat:] + totals[:seat]]
-        )
-        return obs
+        buf = (flags.to_bytes(self._flag_bytes, "little") + bytes(game._ends) + bytes((pend,))
+               + bytes(counts[seat:] + counts[:seat]) + bytes((len(game._bone), r, self._rounds - r - 1))
+               + array(_U32, game._totals[seat:] + game._totals[:seat]).tobytes())
+        return _encode_kernel(buf, self._gather, self._flag_bytes, self.size, self._n)
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Named views (no copies) of an observation vector, or of a batch ``(..., D)``."""
