@@ -2,7 +2,7 @@
 
     env = single_env_vs(RulesConfig(num_players=4), ["heuristic"])   # 1 learner vs 3 heuristic
 
-Opponents act with the env's own generator (``env.np_random``, seeded by ``reset(seed)``), so a
+The env hands each agent its own generator (``env.np_random``, seeded by ``reset(seed)``), so a
 seeded episode repeats exactly. Framework scripts (SB3, Tianshou) build their envs with this.
 """
 
@@ -25,11 +25,5 @@ def single_env_vs(rules: RulesConfig, opponents: Sequence[str], learner_seat: in
     if len(opponents) not in (1, n - 1):
         raise ConfigError(f"give one opponent spec or {n - 1} (one per other seat), got {len(opponents)}")
     specs = list(opponents) * (n - 1) if len(opponents) == 1 else list(opponents)
-    bots = [load(s, rules) for s in specs]
-    env = ChickenFootSingleEnv(learner_seat=learner_seat, **rules.to_dict(), **env_kwargs)
-
-    def seat_player(bot):
-        return lambda obs: bot.act(obs, env.np_random)
-
-    env._opponents = [seat_player(b) for b in bots]
-    return env
+    return ChickenFootSingleEnv(opponents=[load(s, rules) for s in specs], learner_seat=learner_seat,
+                                **rules.to_dict(), **env_kwargs)

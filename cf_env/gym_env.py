@@ -9,8 +9,9 @@
         if terminated:
             break
 
-Opponents are callables ``(observation dict) -> action id``; by default each plays a uniformly
-random legal action drawn from the env's own generator (seeded by ``reset(seed)``). The reward
+Opponents are callables ``(observation dict) -> action id`` or agents with ``act(observation, rng)``
+(``agents.load(spec)``), which act with the env's own generator; by default each plays a uniformly
+random legal action drawn from that generator (seeded by ``reset(seed)``). The reward
 of a step is everything the learner's seat earned from its action up to its next decision
 (round ends and the game's end included), in the AEC env's ``reward`` mode.
 ``action_masks()`` follows sb3-contrib's convention.
@@ -35,9 +36,9 @@ class ChickenFootSingleEnv(gymnasium.Env):
     """Single-agent Chicken Foot.
 
     Args:
-        opponents: ``None`` (uniform random legal), one callable for every other seat, a sequence
-            of ``num_players - 1`` callables (clockwise from the learner's left), or a mapping
-            seat -> callable.
+        opponents: ``None`` (uniform random legal), one opponent for every other seat, a sequence
+            of ``num_players - 1`` (clockwise from the learner's left), or a mapping seat -> opponent;
+            an opponent is a callable ``obs -> action`` or an agent with ``act(obs, rng)``.
         learner_seat: the learner's seat, or ``"random"`` for a new seat each reset.
         illegal_action: ``"terminate"`` (reward -1, episode over; default, so that
             ``check_env``'s unmasked samples are safe) or ``"raise"``.
@@ -73,7 +74,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
         opp = self._opponents
         if opp is None:
             return None
-        if callable(opp):
+        if callable(opp) or hasattr(opp, "act"):
             return opp
         if isinstance(opp, Mapping):
             if seat not in opp:
@@ -96,7 +97,12 @@ class ChickenFootSingleEnv(gymnasium.Env):
             seat = game.current_player
             opp = self._opponent_for(seat)
             obs = aec.observe(aec.agent_selection)
-            action = self._random_legal(obs["action_mask"]) if opp is None else opp(obs)
+            if opp is None:
+                action = self._random_legal(obs["action_mask"])
+            elif hasattr(opp, "act"):  # an agent (agents.Agent): its randomness is the env's generator
+                action = opp.act(obs, self.np_random)
+            else:
+                action = opp(obs)
             aec.step(action)
 
     def _result(self) -> tuple[dict, dict]:

@@ -9,11 +9,20 @@ from typing import Any
 
 from cf_env import REWARD_MODES, ChickenFootError, ConfigError, RulesConfig
 
-__all__ = ["PPOConfig", "TrainConfigError", "load_config"]
+__all__ = ["PPOConfig", "TrainConfigError", "load_config", "require_ints"]
 
 
 class TrainConfigError(ChickenFootError, ValueError):
     """A training config file or value is wrong; the message says which key and why."""
+
+
+def require_ints(cfg: Any, names: tuple[str, ...], minimum: int) -> None:
+    """Each named field of ``cfg`` must be an int (not a bool) >= ``minimum``."""
+    what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
+    for name in names:
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise TrainConfigError(f"{name} must be {what}, got {value!r}")
 
 
 @dataclass
@@ -91,16 +100,10 @@ class PPOConfig:
             self.rules_config  # validates the rules
         except ConfigError as exc:
             raise TrainConfigError(f"rules: {exc}") from None
-        positive = ("total_steps", "num_envs", "rollout_steps", "update_epochs", "num_minibatches",
-                    "snapshot_every", "pool_size", "eval_every", "checkpoint_every", "torch_threads", "bc_epochs")
-        for name in positive:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise TrainConfigError(f"{name} must be a positive int, got {value!r}")
-        for name in ("bc_games", "eval_deal_sets", "seed"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise TrainConfigError(f"{name} must be an int >= 0, got {value!r}")
+        require_ints(self, ("total_steps", "num_envs", "rollout_steps", "update_epochs", "num_minibatches",
+                            "snapshot_every", "pool_size", "eval_every", "checkpoint_every", "torch_threads",
+                            "bc_epochs"), minimum=1)
+        require_ints(self, ("bc_games", "eval_deal_sets", "seed"), minimum=0)
         for name in ("learning_rate", "points_scale"):
             if not isinstance(getattr(self, name), (int, float)) or getattr(self, name) <= 0:
                 raise TrainConfigError(f"{name} must be a positive number, got {getattr(self, name)!r}")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cf_env import REWARD_MODES, ChickenFootError, ConfigError, RulesConfig
-from training.config import TrainConfigError, load_config
+from training.config import TrainConfigError, load_config, require_ints
 
 __all__ = ["ClusterConnectError", "RLlibConfig", "build_algorithm", "export_module", "main", "train"]
 
@@ -81,14 +81,9 @@ class RLlibConfig:
             raise TrainConfigError(f"policies must be 'shared' or 'per_seat', got {self.policies!r}")
         if self.reward not in REWARD_MODES:
             raise TrainConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
-        for name in ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size",
-                     "num_epochs", "checkpoint_every"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise TrainConfigError(f"{name} must be a positive int, got {value!r}")
-        if isinstance(self.num_env_runners, bool) or not isinstance(self.num_env_runners, int) \
-                or self.num_env_runners < 0:
-            raise TrainConfigError(f"num_env_runners must be an int >= 0, got {self.num_env_runners!r}")
+        require_ints(self, ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size",
+                            "num_epochs", "checkpoint_every"), minimum=1)
+        require_ints(self, ("num_env_runners", "seed"), minimum=0)
         if self.minibatch_size > self.train_batch_size:
             raise TrainConfigError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
                                    f"({self.train_batch_size})")
@@ -233,9 +228,9 @@ def train(cfg: RLlibConfig, address: str | None = None, resume: bool = False,
             returns = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
             bar.update(1)
             bar.set_postfix({"env_steps": env_steps, "sps": f"{env_steps / max(time.time() - start, 1e-9):.0f}"})
-            if it % cfg.checkpoint_every == 0 or it == cfg.iterations:
+            if it % cfg.checkpoint_every == 0 and it < cfg.iterations:  # the last one is saved below
                 algo.save_to_path(str(ckpt_dir))
-                exported = _export_all(algo, cfg, env_steps)
+                _export_all(algo, cfg, env_steps)
         bar.close()
         algo.save_to_path(str(ckpt_dir))
         exported = _export_all(algo, cfg, env_steps)

@@ -12,8 +12,6 @@ action is ever sampled (the env is built with ``illegal_action="raise"`` to prov
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -21,11 +19,11 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-import torch
 
 import agents
 from agents.opponents import single_env_vs
 from cf_env import ChickenFootSingleEnv, ConfigError, RulesConfig
+from training.script_args import fail, framework_parser, report, rules_from_args
 
 __all__ = ["ObservationOnly", "make_env", "main", "train"]
 
@@ -73,29 +71,18 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.sb3_maskable_ppo", description=__doc__.split("\n\n")[0])
+    parser = framework_parser("training.sb3_maskable_ppo", __doc__, "runs/sb3")
     parser.add_argument("--steps", type=int, default=100_000, help="learner decisions to train for")
     parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="agent specs for the other seats")
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--max-pip", type=int, default=9)
-    parser.add_argument("--rounds", type=int, default=None, help="rounds per game (default: the full game)")
-    parser.add_argument("--out", default="runs/sb3", help="folder for model.zip and summary.json")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-steps", type=int, default=1024, help="MaskablePPO rollout length")
-    parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="torch intra-op threads (1 is fastest for these small batches)")
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, args.torch_threads))
     try:
-        rules = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
+        rules = rules_from_args(args)
         summary = train(rules, args.opponents, args.steps, Path(args.out), seed=args.seed, n_steps=args.n_steps,
                         batch_size=min(256, args.n_steps), progress=not args.no_progress)
     except (ValueError, ConfigError, agents.AgentSpecError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    Path(args.out, "summary.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
+        return fail(exc)
+    report(args.out, summary)
     rules_flags = f" --players {args.players} --max-pip {args.max_pip}" + (f" --rounds {args.rounds}" if args.rounds else "")
     print(f"evaluate with: chickenfoot eval sb3:{summary['model']} {args.opponents[0]}{rules_flags} --deal-sets 50")
     return 0

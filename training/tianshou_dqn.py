@@ -12,8 +12,6 @@ PettingZoo wrapper is not used, see :mod:`cf_env.integrations.tianshou` for why.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -29,6 +27,7 @@ from agents.opponents import single_env_vs
 from agents.torch_policy import ActorCritic, observation_scale
 from cf_env import ConfigError, ObservationEncoder, RulesConfig
 from cf_env.integrations.tianshou import TianshouObservation
+from training.script_args import fail, framework_parser, report, rules_from_args
 
 __all__ = ["QNetwork", "make_env", "main", "train"]
 
@@ -93,31 +92,17 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.tianshou_dqn", description=__doc__.split("\n\n")[0])
+    parser = framework_parser("training.tianshou_dqn", __doc__, "runs/tianshou")
     parser.add_argument("--steps", type=int, default=50_000, help="learner decisions to train for")
     parser.add_argument("--opponents", nargs="+", default=["greedy"], help="agent specs for the other seats")
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--max-pip", type=int, default=9)
-    parser.add_argument("--rounds", type=int, default=None, help="rounds per game (default: the full game)")
     parser.add_argument("--num-envs", type=int, default=4)
-    parser.add_argument("--out", default="runs/tianshou")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="torch intra-op threads (1 is fastest for these small batches)")
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, args.torch_threads))
     try:
-        rules = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
-        make_env(rules, args.opponents)  # validate the specs before Tianshou starts
-        summary = train(rules, args.opponents, args.steps, Path(args.out), seed=args.seed,
+        summary = train(rules_from_args(args), args.opponents, args.steps, Path(args.out), seed=args.seed,
                         num_envs=args.num_envs, progress=not args.no_progress)
     except (ConfigError, AgentSpecError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    Path(args.out, "summary.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
-    return 0
+        return fail(exc)
+    return report(args.out, summary)
 
 
 if __name__ == "__main__":

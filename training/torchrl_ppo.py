@@ -21,8 +21,6 @@ ActorCritic serves as the critic.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -34,6 +32,7 @@ from torch import nn
 from agents.checkpoint import model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, observation_scale
 from cf_env import ConfigError, ObservationEncoder, RulesConfig, raw_env
+from training.script_args import fail, framework_parser, report, rules_from_args
 
 __all__ = ["GROUP", "make_env", "main", "train"]
 
@@ -129,29 +128,16 @@ def train(rules: RulesConfig, frames: int, out: Path, seed: int = 0, frames_per_
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.torchrl_ppo", description=__doc__.split("\n\n")[0])
+    parser = framework_parser("training.torchrl_ppo", __doc__, "runs/torchrl")
     parser.add_argument("--frames", type=int, default=100_000, help="env steps (decisions of all seats)")
     parser.add_argument("--frames-per-batch", type=int, default=1024)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--max-pip", type=int, default=9)
-    parser.add_argument("--rounds", type=int, default=None, help="rounds per game (default: the full game)")
-    parser.add_argument("--out", default="runs/torchrl")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="torch intra-op threads (1 is fastest for these small batches)")
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, args.torch_threads))
     try:
-        rules = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
+        rules = rules_from_args(args)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    summary = train(rules, args.frames, Path(args.out), seed=args.seed, frames_per_batch=args.frames_per_batch,
-                    progress=not args.no_progress)
-    Path(args.out, "summary.json").write_text(json.dumps(summary, indent=2))
-    print(json.dumps(summary, indent=2))
-    return 0
+        return fail(exc)
+    return report(args.out, train(rules, args.frames, Path(args.out), seed=args.seed,
+                                  frames_per_batch=args.frames_per_batch, progress=not args.no_progress))
 
 
 if __name__ == "__main__":

@@ -37,9 +37,8 @@ class TianshouObservation(gymnasium.ObservationWrapper):
     # Tianshou stacks infos into one array per key, so every step must carry the same keys with
     # fixed shapes: keep the seat and the game's totals so far (the variable-length round lists stay out).
     def _info(self, info: dict) -> dict:
-        n = self.env.unwrapped.aec.config.num_players
-        totals = info.get("totals") or [sum(r[p] for r in info.get("round_scores", [])) for p in range(n)]
-        return {"seat": int(info.get("seat", 0)), "totals": np.asarray(totals, dtype=np.int64)}
+        totals = self.env.unwrapped.aec.game.totals
+        return {"seat": int(info["seat"]), "totals": np.asarray(totals, dtype=np.int64)}
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)

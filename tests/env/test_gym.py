@@ -113,3 +113,22 @@ def test_render_modes():
     env.reset(seed=0)
     image = env.render()
     assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
+
+
+def test_agent_opponents_draw_from_the_env_generator():
+    """Opponents given as agents (``act(obs, rng)``) get the env's generator: a seed repeats the game."""
+    from agents import RandomAgent
+    from cf_env import RulesConfig
+
+    def play(seed):
+        env = ChickenFootSingleEnv(opponents=RandomAgent(RulesConfig(num_players=3)), num_players=3, rounds=2)
+        obs, info = env.reset(seed=seed)
+        trace = []
+        done = False
+        while not done:
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            obs, reward, done, _, info = env.step(action)
+            trace.append((action, reward))
+        return trace, env.aec.game.totals
+
+    assert play(3) == play(3)
