@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from cf_env import ObservationEncoder, RulesConfig, Tile, action_table
@@ -106,51 +107,21 @@ class HeuristicAgent(_TileAgent):
             raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {sorted(self.DEFAULT_WEIGHTS)}")
         self.w = {**self.DEFAULT_WEIGHTS, **(weights or {})}
 
+    def _tables(self) -> tuple:
+        sl = self.encoder.slices
+        offsets = np.array([sl["hand"].start, sl["unmatched"].start, sl["open_ends"].start, sl["pending_count"].start,
+                            sl["pending_value"].start, self.config.num_players - 1], dtype=np.int64)
+        weights = np.array([self.w[k] for k in self.DEFAULT_WEIGHTS], dtype=np.float64)
+        return offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose, weights
+
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal plays and their scores (empty when only DRAW or PASS is legal)."""
         legal = legal_actions(observation)
         plays = legal[legal < self.draw]
-        if plays.size == 0:
-            return plays, np.zeros(0)
-        view = self.encoder.decode(observation["observation"])
-        hand = view["hand"].astype(bool)
-        hand_vals = self.tile_values[hand]  # (h, K)
-        held = hand_vals.sum(axis=0)  # tiles in hand carrying each value
-        unmatched = view["unmatched"]
-        opp_lack = unmatched.sum(axis=0)
-        next_lack = unmatched[0]
-        ends = view["open_ends"]
-        pend_count = int(view["pending_count"][0])
-        pend_value = int(np.argmax(view["pending_value"])) if pend_count else -1
-        w = self.w
-        out = np.empty(len(plays))
-        hand_idx = np.flatnonzero(hand)
-        for i, a in enumerate(plays):
-            m, x = self.match[a], self.expose[a]
-            tile = self.action_tile[a]
-            tv = self.tile_values[tile]
-            rest = held - tv
-            score = w["pips"] * self.cost[a]
-            if m == x:
-                score += w["double"] + w["toe_follow"] * min(rest[x], 3) + w["opp_blocked"] * opp_lack[x]
-                open_after = np.zeros(self.k, dtype=bool)
-                open_after[x] = True
-            else:
-                score += w["follow"] * min(rest[x], 2) + w["blocked_expose"] * opp_lack[x] + w["next_blocked"] * next_lack[x]
-                if pend_count > 1:
-                    open_after = np.zeros(self.k, dtype=bool)
-                    open_after[pend_value] = True
-                else:
-                    after = ends.copy()
-                    if pend_count == 0:
-                        after[m] -= 1
-                    after[x] += 1
-                    open_after = after > 0
-            others = hand_idx[hand_idx != tile]
-            mobility = float((self.tile_values[others][:, open_after].sum(axis=1) > 0).sum()) if others.size else 0.0
-            score += w["mobility"] * mobility
-            score -= w["scarcity"] * (rest[m] + rest[x])
-            out[i] = score
+        out = np.zeros(plays.size)
+        if plays.size:
+            obs = np.asarray(observation["observation"], dtype=np.float32)
+            _score_plays(obs, plays, out, *self._tables())
         return plays, out
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
@@ -158,3 +129,94 @@ class HeuristicAgent(_TileAgent):
         if plays.size == 0:
             return int(legal_actions(observation)[0])
         return int(plays[np.argmax(score)])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The same choice as :meth:`act` for every row, in one compiled loop."""
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        legal = np.ascontiguousarray(masks) != 0
+        if not legal.any(axis=1).all():
+            raise ValueError("an action mask in the batch is all zeros: this agent is not to move")
+        out = np.empty(len(obs), dtype=np.int64)
+        _act_rows(obs, legal, self.draw, out, *self._tables())
+        return out
+
+
+@numba.njit(cache=True)
+def _score_plays(obs, plays, out, offsets, tile_values, cost, action_tile, match, expose, w):  # pragma: no cover - compiled
+    """HeuristicAgent's score of each play in ``plays`` (see the class docstring), written to ``out``.
+    Weights in DEFAULT_WEIGHTS order: pips, double, toe_follow, opp_blocked, follow, blocked_expose,
+    next_blocked, mobility, scarcity."""
+    t_count, k = tile_values.shape
+    hand_at, unm_at, ends_at, pcount_at, pval_at, opponents = offsets
+    held = np.zeros(k)
+    for t in range(t_count):
+        if obs[hand_at + t] != 0:
+            for v in range(k):
+                held[v] += tile_values[t, v]
+    opp_lack = np.zeros(k)
+    for o in range(opponents):
+        for v in range(k):
+            opp_lack[v] += obs[unm_at + o * k + v]
+    pend_count = int(obs[pcount_at])
+    pend_value = -1
+    if pend_count:
+        best = obs[pval_at]
+        pend_value = 0
+        for v in range(1, k):
+            if obs[pval_at + v] > best:
+                best = obs[pval_at + v]
+                pend_value = v
+    open_after = np.zeros(k, dtype=np.bool_)
+    for i in range(plays.size):
+        a = plays[i]
+        m, x, tile = match[a], expose[a], action_tile[a]
+        rest_m = held[m] - tile_values[tile, m]
+        rest_x = held[x] - tile_values[tile, x]
+        score = w[0] * cost[a]
+        open_after[:] = False
+        if m == x:
+            score += w[1] + w[2] * min(rest_x, 3.0) + w[3] * opp_lack[x]
+            open_after[x] = True
+        else:
+            score += (w[4] * min(rest_x, 2.0) + w[5] * opp_lack[x]
+                      + w[6] * obs[unm_at + x])
+            if pend_count > 1:
+                open_after[pend_value] = True
+            else:
+                for v in range(k):
+                    after = obs[ends_at + v]
+                    if v == m and pend_count == 0:
+                        after -= 1
+                    if v == x:
+                        after += 1
+                    open_after[v] = after > 0
+        mobility = 0.0
+        for t in range(t_count):
+            if t != tile and obs[hand_at + t] != 0:
+                for v in range(k):
+                    if open_after[v] and tile_values[t, v] > 0:
+                        mobility += 1.0
+                        break
+        score += w[7] * mobility
+        score -= w[8] * (rest_m + rest_x)
+        out[i] = score
+
+
+@numba.njit(cache=True)
+def _act_rows(obs, legal, draw, out, offsets, tile_values, cost, action_tile, match, expose, w):  # pragma: no cover
+    plays = np.empty(draw, dtype=np.int64)
+    scores = np.empty(draw)
+    for r in range(obs.shape[0]):
+        n = 0
+        for a in range(draw):
+            if legal[r, a]:
+                plays[n] = a
+                n += 1
+        if n == 0:  # the only legal DRAW or PASS (draw comes first)
+            a = draw
+            while not legal[r, a]:
+                a += 1
+            out[r] = a
+            continue
+        _score_plays(obs[r], plays[:n], scores[:n], offsets, tile_values, cost, action_tile, match, expose, w)
+        out[r] = plays[np.argmax(scores[:n])]

@@ -50,6 +50,67 @@ def test_heuristic_beats_greedy_in_a_short_match():
     assert report.results[0].win_rate > 0.25  # parity is 0.25; measured ~0.39 over 2000 full games
 
 
+def _reference_heuristic_scores(agent: HeuristicAgent, observation: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The heuristic's scoring written in plain numpy (the compiled kernel must agree with it)."""
+    legal = np.flatnonzero(observation["action_mask"])
+    plays = legal[legal < agent.draw]
+    view = agent.encoder.decode(observation["observation"].astype(np.float64))
+    hand = view["hand"].astype(bool)
+    held = agent.tile_values[hand].sum(axis=0)
+    opp_lack, next_lack = view["unmatched"].sum(axis=0), view["unmatched"][0]
+    pend_count = int(view["pending_count"][0])
+    pend_value = int(np.argmax(view["pending_value"])) if pend_count else -1
+    w, out, hand_idx = agent.w, np.empty(len(plays)), np.flatnonzero(hand)
+    for i, a in enumerate(plays):
+        m, x, tile = agent.match[a], agent.expose[a], agent.action_tile[a]
+        rest = held - agent.tile_values[tile]
+        score = w["pips"] * agent.cost[a]
+        open_after = np.zeros(agent.k, dtype=bool)
+        if m == x:
+            score += w["double"] + w["toe_follow"] * min(rest[x], 3) + w["opp_blocked"] * opp_lack[x]
+            open_after[x] = True
+        else:
+            score += w["follow"] * min(rest[x], 2) + w["blocked_expose"] * opp_lack[x] + w["next_blocked"] * next_lack[x]
+            if pend_count > 1:
+                open_after[pend_value] = True
+            else:
+                after = view["open_ends"].copy()
+                after[m] -= pend_count == 0
+                after[x] += 1
+                open_after = after > 0
+        others = hand_idx[hand_idx != tile]
+        score += w["mobility"] * float((agent.tile_values[others][:, open_after].sum(axis=1) > 0).sum())
+        score -= w["scarcity"] * (rest[m] + rest[x])
+        out[i] = score
+    return plays, out
+
+
+@pytest.mark.parametrize("config", CONFIGS[:3])
+def test_heuristic_kernel_matches_the_reference_and_batches(config):
+    weights = dict(zip(HeuristicAgent.DEFAULT_WEIGHTS, np.random.default_rng(5).uniform(0, 3, 9).tolist()))
+    agents_ = [HeuristicAgent(config), HeuristicAgent(config, weights)]
+    env, rng = raw_env(**config.to_dict()), np.random.default_rng(1)
+    obs_rows, mask_rows, chosen = [], [], []
+    for seed in range(6):
+        env.reset(seed=seed)
+        while not env.game.is_over:
+            o = env.observe(env.agent_selection)
+            for agent in agents_:
+                plays, scores = agent.scores(o)
+                ref_plays, ref_scores = _reference_heuristic_scores(agent, o)
+                assert plays.tolist() == ref_plays.tolist()
+                np.testing.assert_allclose(scores, ref_scores, rtol=1e-9)
+            obs_rows.append(o["observation"])
+            mask_rows.append(o["action_mask"])
+            chosen.append(agents_[0].act(o, rng))
+            legal = np.flatnonzero(o["action_mask"])  # wander off the heuristic's path now and then
+            env.step(chosen[-1] if rng.random() < 0.7 else int(rng.choice(legal)))
+    batch = agents_[0].act_batch(np.stack(obs_rows), np.stack(mask_rows), rng)
+    assert batch.tolist() == chosen
+    with pytest.raises(ValueError, match="all zeros"):
+        agents_[0].act_batch(np.stack(obs_rows[:2]), np.zeros((2, config.num_actions), np.int8), rng)
+
+
 def test_load_specs_and_errors():
     config = RulesConfig(num_players=3)
     assert isinstance(load("random", config), RandomAgent)
