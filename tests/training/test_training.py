@@ -116,24 +116,43 @@ def test_configs_in_the_repo_load():
 
 
 def test_gae_per_stream_credits_rewards_between_turns():
-    buf = Trajectories()
-    key_a, key_b = (0, 0), (0, 1)
-    obs = np.zeros(3, np.float32)
-    mask = np.ones(2, bool)
-    buf.open(key_a, obs, mask, 0, -0.1, 0.5)
-    buf.open(key_b, obs, mask, 1, -0.1, 0.2)
-    buf.credit(key_a, 1.0)  # a round ended on b's move: credited to a's last decision
-    buf.open(key_a, obs, mask, 0, -0.1, 0.3)
-    buf.credit(key_a, -2.0)
-    buf.credit(key_b, 2.0)
-    buf.terminate(key_a)
-    buf.terminate(key_b)
+    buf = Trajectories(num_envs=1, num_players=2, obs_dim=3, num_actions=2)
+    one = np.array([0])
+    a, b = np.array([0]), np.array([1])  # seats 0 and 1 of game 0
+
+    def open_(seat, action, value):
+        buf.open(one, seat, np.zeros((1, 3), np.float32), np.ones((1, 2), bool), np.array([action]),
+                 np.array([-0.1], np.float32), np.array([value], np.float32))
+
+    open_(a, 0, 0.5)
+    open_(b, 1, 0.2)
+    buf.credit(one, a, np.array([1.0], np.float32))  # a round ended on b's move: credited to a's last decision
+    open_(a, 0, 0.3)
+    buf.credit(np.array([0, 0]), np.array([0, 1]), np.array([-2.0, 2.0], np.float32))
+    buf.terminate(np.array([0, 0]), np.array([0, 1]))
     idx, adv, ret = buf.gae(gamma=1.0, lam=1.0)
     assert idx.tolist() == [0, 1, 2]
     # a: r=1 then r=-2 terminal -> returns 1 + (-2) = -1 and -2
     assert ret.tolist() == pytest.approx([-1.0, 2.0, -2.0])
     assert adv.tolist() == pytest.approx([-1.5, 1.8, -2.3])
-    assert not buf.carry_over().obs
+    assert buf.carry_over().size == 0
+
+
+def test_open_transitions_carry_over_with_their_rewards():
+    buf = Trajectories(num_envs=3, num_players=2, obs_dim=2, num_actions=2)
+    rng = np.random.default_rng(0)
+    for step in range(700):  # past the initial capacity, so the arrays grow
+        envs = np.array([step % 3])
+        buf.open(envs, np.array([step % 2]), rng.random((1, 2), dtype=np.float32), np.ones((1, 2), bool),
+                 np.array([1]), np.zeros(1, np.float32), np.array([step], np.float32))
+        buf.credit(envs, np.array([step % 2]), np.array([0.5], np.float32))
+    idx, _, _ = buf.gae(0.99, 0.95)
+    assert len(idx) == 700 - 6  # the last decision of each (game, seat) is still open
+    rest = buf.carry_over()
+    assert rest.size == 6 and sorted(rest.value[:6].tolist()) == list(range(694, 700))
+    assert rest.reward[:6].tolist() == [0.5] * 6
+    row = buf.pending[1, 0]
+    assert np.array_equal(rest.obs[rest.pending[1, 0]], buf.obs[row])
 
 
 def test_eval_command_writes_reports(tmp_path):
