@@ -6,12 +6,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 
 RUNS   ?= runs
-EVAL_DEAL_SETS ?= 150
+EVAL_DEAL_SETS ?= 500
 
 .PHONY: help setup test train demo bench clean
 
 help:
-	@echo "make train  - set up .venv, train configs/default.yaml (~12 min), evaluate against the baselines"
+	@echo "make train  - set up .venv, train configs/default.yaml (~12.5 min), evaluate against the baselines"
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
 	@echo "make bench  - engine and env benchmarks (JSON)"
