@@ -106,13 +106,12 @@ class HeuristicAgent(_TileAgent):
         if unknown:
             raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {sorted(self.DEFAULT_WEIGHTS)}")
         self.w = {**self.DEFAULT_WEIGHTS, **(weights or {})}
-
-    def _tables(self) -> tuple:
         sl = self.encoder.slices
         offsets = np.array([sl["hand"].start, sl["unmatched"].start, sl["open_ends"].start, sl["pending_count"].start,
-                            sl["pending_value"].start, self.config.num_players - 1], dtype=np.int64)
-        weights = np.array([self.w[k] for k in self.DEFAULT_WEIGHTS], dtype=np.float64)
-        return offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose, weights
+                            sl["pending_value"].start, config.num_players - 1], dtype=np.int64)
+        weights_ = np.array([self.w[k] for k in self.DEFAULT_WEIGHTS], dtype=np.float64)
+        # the kernels' trailing arguments, built once
+        self._tables = (offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose, weights_)
 
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal plays and their scores (empty when only DRAW or PASS is legal)."""
@@ -121,7 +120,7 @@ class HeuristicAgent(_TileAgent):
         out = np.zeros(plays.size)
         if plays.size:
             obs = np.asarray(observation["observation"], dtype=np.float32)
-            _score_plays(obs, plays, out, *self._tables())
+            _score_plays(obs, plays, out, *self._tables)
         return plays, out
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
@@ -137,7 +136,7 @@ class HeuristicAgent(_TileAgent):
         if not legal.any(axis=1).all():
             raise ValueError("an action mask in the batch is all zeros: this agent is not to move")
         out = np.empty(len(obs), dtype=np.int64)
-        _act_rows(obs, legal, self.draw, out, *self._tables())
+        _act_rows(obs, legal, self.draw, out, *self._tables)
         return out
 
 

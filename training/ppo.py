@@ -63,19 +63,14 @@ class Trajectories:
         self._allocate(1024)
 
     def _allocate(self, capacity: int) -> None:
-        old = {k: getattr(self, k) for k in _COLUMNS} if hasattr(self, "obs") else {}
-        self.obs = np.zeros((capacity, self.obs_dim), dtype=np.float32)
-        self.mask = np.zeros((capacity, self.num_actions), dtype=bool)
-        self.action = np.zeros(capacity, dtype=np.int64)
-        self.logp = np.zeros(capacity, dtype=np.float32)
-        self.value = np.zeros(capacity, dtype=np.float32)
-        self.reward = np.zeros(capacity, dtype=np.float32)
-        self.done = np.zeros(capacity, dtype=bool)
-        self.next_value = np.zeros(capacity, dtype=np.float32)
-        self.next_index = np.full(capacity, -1, dtype=np.int64)  # the same seat's next transition
-        self.closed = np.zeros(capacity, dtype=bool)  # next value known (or terminal)
-        for k, v in old.items():
-            getattr(self, k)[: self.size] = v[: self.size]
+        """(Re)allocate every column for ``capacity`` rows, keeping the filled ones; rows past
+        ``size`` always hold the column's fill value."""
+        widths = {"obs": self.obs_dim, "mask": self.num_actions}
+        for name, (dtype, fill) in _COLUMNS.items():
+            column = np.full((capacity, *([widths[name]] if name in widths else [])), fill, dtype=dtype)
+            if hasattr(self, name):
+                column[: self.size] = getattr(self, name)[: self.size]
+            setattr(self, name, column)
 
     def open(self, envs: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray,
              logp: np.ndarray, value: np.ndarray) -> None:
@@ -92,8 +87,6 @@ class Trajectories:
         end = self.size + k
         self.obs[self.size:end], self.mask[self.size:end], self.action[self.size:end] = obs, mask, action
         self.logp[self.size:end], self.value[self.size:end] = logp, value
-        self.reward[self.size:end], self.done[self.size:end], self.closed[self.size:end] = 0.0, False, False
-        self.next_value[self.size:end], self.next_index[self.size:end] = 0.0, -1
         self.pending[envs, seats] = rows
         self.size = end
 
@@ -129,7 +122,10 @@ class Trajectories:
         return new
 
 
-_COLUMNS = ("obs", "mask", "action", "logp", "value", "reward", "done", "next_value", "next_index", "closed")
+# column -> (dtype, fill); next_index is the same seat's next transition, closed = next value known (or terminal)
+_COLUMNS = {"obs": (np.float32, 0.0), "mask": (bool, False), "action": (np.int64, 0), "logp": (np.float32, 0.0),
+            "value": (np.float32, 0.0), "reward": (np.float32, 0.0), "done": (bool, False),
+            "next_value": (np.float32, 0.0), "next_index": (np.int64, -1), "closed": (bool, False)}
 
 
 @numba.njit(cache=True)
@@ -264,10 +260,9 @@ class Trainer:
 
     def _credit_rewards(self, i: int) -> None:
         env = self.envs[i]
-        for seat, who in enumerate(self.seats[i]):
-            if who is LEARNER:
-                self.buffer.credit(np.array([i]), np.array([seat]),
-                                   np.array([env.rewards.get(env.possible_agents[seat], 0.0)], dtype=np.float32))
+        seats = np.array([s for s, who in enumerate(self.seats[i]) if who is LEARNER])
+        rewards = np.array([env.rewards.get(env.possible_agents[s], 0.0) for s in seats], dtype=np.float32)
+        self.buffer.credit(np.full(len(seats), i), seats, rewards)
 
     def _advance(self, i: int) -> None:
         """Let opponents move until a learner seat must decide; start a new game at the end."""
