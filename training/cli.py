@@ -33,18 +33,21 @@ def main() -> None:
               help="YAML whose keys are PPOConfig fields (see configs/).")
 @click.option("--resume", is_flag=True, help="Continue the run's checkpoint (weights, optimizer, step count, pool).")
 @click.option("--runs-dir", default=None, help="Override runs_dir.")
+@click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir).")
+@click.option("--init-checkpoint", default=None,
+              help="Override init_checkpoint: start from these weights (a path or zoo:NAME) instead of cloning the heuristic.")
 @click.option("--total-steps", type=int, default=None, help="Override total_steps.")
 @click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-def train(config_path: str, resume: bool, runs_dir: str | None, total_steps: int | None,
-          time_limit_minutes: float | None, no_progress: bool) -> None:
+def train(config_path: str, resume: bool, runs_dir: str | None, run_name: str | None, init_checkpoint: str | None,
+          total_steps: int | None, time_limit_minutes: float | None, no_progress: bool) -> None:
     """Self-play PPO with an opponent pool; writes checkpoints and TensorBoard logs."""
     from training.config import load_config
     from training.ppo import train as run_training
 
     try:
-        cfg = load_config(config_path, runs_dir=runs_dir, total_steps=total_steps,
-                          time_limit_minutes=time_limit_minutes)
+        cfg = load_config(config_path, runs_dir=runs_dir, run_name=run_name, init_checkpoint=init_checkpoint,
+                          total_steps=total_steps, time_limit_minutes=time_limit_minutes)
         summary = run_training(cfg, resume=resume, progress=not no_progress)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None

@@ -73,6 +73,16 @@ def test_init_checkpoint_starts_from_those_weights(tmp_path):
     wide = load_config(SMOKE, runs_dir=str(tmp_path / "d"), init_checkpoint=first["final"], hidden=[64, 64])
     with pytest.raises(CheckpointError, match="set hidden to match"):
         Trainer(wide, progress=False).warm_start(wide.init_checkpoint)
+    # the command line names the starting weights and the run folder of a fine-tune
+    result = CliRunner().invoke(main, ["train", "--config", str(SMOKE), "--runs-dir", str(tmp_path / "e"),
+                                       "--run-name", "tuned", "--init-checkpoint", first["final"],
+                                       "--total-steps", "256", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    tuned = load_checkpoint(tmp_path / "e" / "tuned" / "final.pt")
+    assert tuned["train_config"]["init_checkpoint"] == first["final"] and tuned["train_config"]["run_name"] == "tuned"
+    result = CliRunner().invoke(main, ["train", "--config", str(SMOKE), "--runs-dir", str(tmp_path / "f"),
+                                       "--init-checkpoint", str(tmp_path / "missing.pt"), "--no-progress"])
+    assert result.exit_code != 0 and "no checkpoint file" in result.output
 
 
 def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
