@@ -556,7 +556,8 @@ class Trainer:
         by_time = bool(cfg.time_limit_minutes)
         bar = tqdm(total=int(cfg.time_limit_minutes * 60) if by_time else cfg.total_steps,
                    initial=int(self.train_seconds) if by_time else min(self.global_step, cfg.total_steps),
-                   desc="train", unit="s" if by_time else "step", disable=not self.progress, dynamic_ncols=True)
+                   desc="train", unit="s" if by_time else "step", disable=not self.progress, dynamic_ncols=True,
+                   mininterval=1.0)  # at most one redraw a second: updates come several times a second
         start_time = time.time() - self.train_seconds
         steps_at_start, env_steps_at_start = self.global_step, self.env_steps
         run_start = time.time()
@@ -591,9 +592,10 @@ class Trainer:
                     writer.add_scalar(f"eval/{k}", v, self.global_step)
             if self.update % cfg.checkpoint_every == 0:
                 self.save()
-            bar.n = min(int(self.train_seconds), bar.total) if by_time else min(self.global_step, cfg.total_steps)
             latest = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
-            bar.set_postfix({"steps": self.global_step, "env_sps": f"{env_sps:.0f}", **latest})  # also redraws
+            bar.set_postfix({"steps": self.global_step, "env_sps": f"{env_sps:.0f}", **latest}, refresh=False)
+            now = min(int(self.train_seconds), bar.total) if by_time else min(self.global_step, cfg.total_steps)
+            bar.update(now - bar.n)  # redraws only when mininterval has passed
         bar.close()
         self.last_eval = self.evaluate_now()
         for k, v in self.last_eval.items():
