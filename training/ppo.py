@@ -244,18 +244,19 @@ class Trainer:
             self.pool_agents[spec] = load(spec, self.rules)
         return self.pool_agents[spec]
 
+    def _draw_lineup(self) -> list[str | None]:
+        """Who sits where in a new game: every seat the learner (``None``) with probability
+        ``self_play_prob``, else one learner seat and pool specs drawn uniformly for the others."""
+        n = self.rules.num_players
+        if self.rng.random() < self.cfg.self_play_prob:
+            return [LEARNER] * n
+        learner = int(self.rng.integers(n))
+        return [LEARNER if s == learner else self.pool[int(self.rng.integers(len(self.pool)))] for s in range(n)]
+
     def _new_game(self, i: int) -> None:
         """Deal a new game in env ``i`` and choose who sits where."""
-        n = self.rules.num_players
-        env = self.envs[i]
-        env.reset(seed=int(self.rng.integers(2**63)))
-        if self.rng.random() < self.cfg.self_play_prob:
-            seats: list = [LEARNER] * n
-        else:
-            learner = int(self.rng.integers(n))
-            seats = [LEARNER if s == learner else self._opponent(self.pool[int(self.rng.integers(len(self.pool)))])
-                     for s in range(n)]
-        self.seats[i] = seats
+        self.envs[i].reset(seed=int(self.rng.integers(2**63)))
+        self.seats[i] = [LEARNER if spec is LEARNER else self._opponent(spec) for spec in self._draw_lineup()]
         self._advance(i)
 
     def _credit_rewards(self, i: int) -> None:
@@ -316,16 +317,10 @@ class Trainer:
     def _vector_lineup(self, b: int) -> None:
         """Choose who sits where in game ``b`` of the batched engine (it has just been dealt).
         ``seat_code[b, s]`` is 0 for the learner, else the code of a pool agent (``coded_agents``)."""
-        n = self.rules.num_players
-        if self.rng.random() < self.cfg.self_play_prob:
-            self.seat_code[b] = 0
-            return
-        learner = int(self.rng.integers(n))
-        for s in range(n):
-            if s == learner:
+        for s, spec in enumerate(self._draw_lineup()):
+            if spec is LEARNER:
                 self.seat_code[b, s] = 0
                 continue
-            spec = self.pool[int(self.rng.integers(len(self.pool)))]
             if spec not in self.spec_codes:
                 self.spec_codes[spec] = code = 1 + max(self.coded_agents, default=0)
                 self.coded_agents[code] = self._opponent(spec)
