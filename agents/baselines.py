@@ -109,9 +109,9 @@ class HeuristicAgent(_TileAgent):
         sl = self.encoder.slices
         offsets = np.array([sl["hand"].start, sl["unmatched"].start, sl["open_ends"].start, sl["pending_count"].start,
                             sl["pending_value"].start, config.num_players - 1], dtype=np.int64)
-        weights_ = np.array([self.w[k] for k in self.DEFAULT_WEIGHTS], dtype=np.float64)
+        weight_vector = np.array([self.w[k] for k in self.DEFAULT_WEIGHTS], dtype=np.float64)
         # the kernels' trailing arguments, built once
-        self._tables = (offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose, weights_)
+        self._tables = (offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose, weight_vector)
 
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal plays and their scores (empty when only DRAW or PASS is legal)."""

@@ -549,8 +549,12 @@ class Trainer:
             collect = self.collect
         # the bar counts learner steps, or training seconds when the time limit will stop the run first
         by_time = bool(cfg.time_limit_minutes)
-        bar = tqdm(total=int(cfg.time_limit_minutes * 60) if by_time else cfg.total_steps,
-                   initial=int(self.train_seconds) if by_time else min(self.global_step, cfg.total_steps),
+        bar_total = int(cfg.time_limit_minutes * 60) if by_time else cfg.total_steps
+
+        def bar_position() -> int:
+            return min(int(self.train_seconds) if by_time else self.global_step, bar_total)
+
+        bar = tqdm(total=bar_total, initial=bar_position(),
                    desc="train", unit="s" if by_time else "step", disable=not self.progress, dynamic_ncols=True,
                    mininterval=1.0)  # at most one redraw a second: updates come several times a second
         start_time = time.time() - self.train_seconds
@@ -589,8 +593,7 @@ class Trainer:
                 self.save()
             latest = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
             bar.set_postfix({"steps": self.global_step, "env_sps": f"{env_sps:.0f}", **latest}, refresh=False)
-            now = min(int(self.train_seconds), bar.total) if by_time else min(self.global_step, cfg.total_steps)
-            bar.update(now - bar.n)  # redraws only when mininterval has passed
+            bar.update(bar_position() - bar.n)  # redraws only when mininterval has passed
         bar.close()
         self.last_eval = self.evaluate_now()
         for k, v in self.last_eval.items():
