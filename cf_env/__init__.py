@@ -33,6 +33,8 @@ _LAZY = {
     "raw_env": "cf_env.chicken_foot",
     "REWARD_MODES": "cf_env.chicken_foot",
     "ResetNeededError": "cf_env.chicken_foot",
+    "AgentNameError": "cf_env.chicken_foot",
+    "RESET_OPTIONS": "cf_env.chicken_foot",
     "ChickenFootSingleEnv": "cf_env.gym_env",
     "ObservationEncoder": "cf_env.observation",
     "OBSERVATION_VERSION": "cf_env.observation",

@@ -12,13 +12,13 @@
 | Action Shape       | (1,)                                                        |
 | Action Values      | Discrete(K*K + 2), K = max_pip + 1 (102 for double-nine)   |
 | Observation Shape  | (D,) float32 (229 for 4-player double-nine)                 |
-| Observation Values | [0, 100]                                                    |
+| Observation Values | [0, 1] flags; counts up to per-block bounds (see below)     |
 
 Chicken Foot is a domino game for two or more players over several rounds. Tiles are matched
 end to end from a central double; the first plays must fill its arms, and every double played
 opens a "chicken foot" of three toes that must be filled before play goes anywhere else. A
 round ends when a player goes out or nobody can play; players score the pips left in their hand
-and the lowest total after the last round wins. The rules are RULES.md R1-R17.
+and the lowest total after the last round wins. The rules are R1-R17 of docs/RULES.md.
 
 ### Observation Space
 
@@ -26,6 +26,11 @@ The observation is a dict with an `'observation'` element, a flat seat-relative 
 described in :mod:`cf_env.observation` (`cf_env.ObservationEncoder(config).decode(vec)` gives
 named views: hand, layout, open ends per pip, forced slots, drawn tile, hand sizes, boneyard
 size, what each opponent could not match, round, scores), and an `'action_mask'`.
+`observation_space["observation"]` is `Box(low, high)` with `(low, high) = encoder.bounds()`: 0/1
+for the flag blocks, and for the counts their largest possible value in this configuration
+(open ends per pip <= `max_pip`, forced slots <= `max(center_arms, 3)`, a hand <= the hand plus
+the whole boneyard, the boneyard <= what the deal leaves, scores <= `rounds * (pips of the set +
+double_blank_points) / 100`); the table is in :mod:`cf_env.observation`.
 
 #### Legal Actions Mask
 
@@ -61,8 +66,11 @@ cf_env.env(num_players=4, max_pip=9, hand_size=7, rounds=None, center_arms=4, dr
            illegal_action="terminate")
 ```
 
-The first seven are the `RulesConfig` fields (RULES.md). `reset(seed, options={"deals": [...]})`
-takes scripted per-round deals in the engine's format. Infos carry `"round_scores"` from the
+The first seven are the `RulesConfig` fields (docs/RULES.md). `reset(seed, options={"deals": [...]})`
+takes scripted per-round deals in the engine's format (`deals` is the only option: options that are
+not a mapping, or a near miss such as `"deal"`, raise `ConfigError`; any other key is ignored with a
+warning, as PettingZoo's `api_test` passes `{"options": 1}`); with fewer deals than rounds (or `None`
+entries) the remaining rounds are dealt from the seed. Infos carry `"round_scores"` from the
 first round end on and `"totals"` and `"winners"` (agent names) at the end.
 
 ### Version History
@@ -72,7 +80,9 @@ first round end on and `"totals"` and `"winners"` (agent names) at the end.
 
 from __future__ import annotations
 
-from typing import Any
+import difflib
+import warnings
+from typing import Any, Mapping
 
 import gymnasium
 import numpy as np
@@ -84,6 +94,7 @@ from cf_env.engine import (
     ChickenFootError,
     ConfigError,
     Game,
+    GameOverError,
     IllegalActionError,
     RulesConfig,
     action_to_string,
@@ -91,14 +102,42 @@ from cf_env.engine import (
 from cf_env.observation import ObservationEncoder
 from cf_env.render import render_ansi, render_rgb
 
-__all__ = ["REWARD_MODES", "ResetNeededError", "env", "raw_env"]
+__all__ = ["REWARD_MODES", "RESET_OPTIONS", "AgentNameError", "ResetNeededError", "env", "raw_env"]
 
 REWARD_MODES = ("win", "points", "relative")
 ILLEGAL_MODES = ("terminate", "raise")
+RESET_OPTIONS = ("deals",)
 
 
 class ResetNeededError(ChickenFootError, RuntimeError):
     """The environment was used before ``reset()``."""
+
+
+class AgentNameError(ChickenFootError, ValueError):
+    """An agent name that is not one of ``possible_agents``."""
+
+
+def reset_deals(options: Any) -> Any:
+    """The scripted deals of a ``reset(options=...)`` (``None`` when there are none). Options that
+    are not a mapping, or a key that is a near miss of ``"deals"`` (``"deal"``), raise
+    :class:`ConfigError`; any other key is ignored with a warning."""
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"reset options must be a mapping such as {{'deals': [...]}} (accepted keys: "
+                          f"{list(RESET_OPTIONS)}), got {type(options).__name__}")
+    unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS)
+    if unknown:
+        # A near miss of an accepted key is a typo whose intent is clear: refuse it. Any other key is
+        # ignored with a warning, since PettingZoo's api_test itself resets with {"options": 1}.
+        typos = {k: difflib.get_close_matches(k.lower(), RESET_OPTIONS, n=1, cutoff=0.6) for k in unknown}
+        typos = {k: m[0] for k, m in typos.items() if m}
+        if typos:
+            guess = ", ".join(f"{k!r} (did you mean {m!r}?)" for k, m in typos.items())
+            raise ConfigError(f"unknown reset option {guess}; the accepted keys are {list(RESET_OPTIONS)}")
+        warnings.warn(f"reset options {unknown} are not used by chicken_foot_v0 and are ignored; the accepted "
+                      f"keys are {list(RESET_OPTIONS)}", stacklevel=3)
+    return options.get("deals")
 
 
 class raw_env(AECEnv, EzPickle):
@@ -148,8 +187,9 @@ class raw_env(AECEnv, EzPickle):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.encoder = ObservationEncoder(self.config)
         self.num_actions = self.config.num_actions
+        low, high = self.encoder.bounds()
         obs_space = spaces.Dict({
-            "observation": spaces.Box(low=0.0, high=100.0, shape=(self.encoder.size,), dtype=np.float32),
+            "observation": spaces.Box(low=low, high=high, dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
         })
         act_space = spaces.Discrete(self.num_actions)
@@ -162,17 +202,20 @@ class raw_env(AECEnv, EzPickle):
     # -- spaces ------------------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent: Any) -> str:
+        if agent not in self.agent_name_mapping:
+            raise AgentNameError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
+        return agent
 
     # -- reset / observe ---------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        deals = None
-        if options:
-            deals = options.get("deals")
+        deals = reset_deals(options)
         self._reset_game(Game(self.config, seed=np.random.default_rng(seed), deals=deals))
 
     def _reset_game(self, game: Game) -> None:
@@ -207,13 +250,18 @@ class raw_env(AECEnv, EzPickle):
         game = self.game
         if game is None:
             raise ResetNeededError("call reset() before observe()")
-        obs = self.encoder.encode(game, self.agent_name_mapping[agent])
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            self._known(agent)
+        obs = self.encoder.encode(game, seat)
         # _mask is None whenever the game has ended (normally or by an illegal action)
         mask = self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
         """PettingZoo's ``last()`` without the base class's extra call layer (it runs every step)."""
+        if self.game is None or not self.agents:
+            self._all_done()
         agent = self.agent_selection
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
@@ -229,6 +277,8 @@ class raw_env(AECEnv, EzPickle):
         game = self.game
         if game is None:
             raise ResetNeededError("call reset() before step()")
+        if not self.agents:
+            self._all_done()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -257,6 +307,12 @@ class raw_env(AECEnv, EzPickle):
             self.infos[agent]["action_mask"] = mask
         if self.render_mode == "human":
             self.render()
+
+    def _all_done(self) -> None:
+        if self.game is None:
+            raise ResetNeededError("call reset() before using the environment")
+        raise GameOverError("the game is over and every agent has been stepped with None (the agents list is "
+                            "empty); call reset() to start a new game")
 
     def _illegal(self, agent: str, action: Any) -> None:
         game = self.game

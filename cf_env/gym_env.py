@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 import gymnasium
 import numpy as np
 
-from cf_env.chicken_foot import raw_env
+from cf_env.chicken_foot import raw_env, reset_deals
 from cf_env.engine import ConfigError, Game, IllegalActionError
 
 __all__ = ["ChickenFootSingleEnv", "Opponent"]
@@ -62,7 +62,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
             raise ConfigError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         self.learner_seat_option = learner_seat
         self.illegal_action = illegal_action
-        self._opponents = opponents
+        self._opponents = _checked_opponents(opponents, n, learner_seat)
         agent = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent)
         self.action_space = self.aec.action_space(agent)
@@ -77,13 +77,8 @@ class ChickenFootSingleEnv(gymnasium.Env):
         if callable(opp) or hasattr(opp, "act"):
             return opp
         if isinstance(opp, Mapping):
-            if seat not in opp:
-                raise ConfigError(f"opponents mapping has no entry for seat {seat}")
             return opp[seat]
-        n = self.aec.config.num_players
-        if len(opp) != n - 1:
-            raise ConfigError(f"opponents must list {n - 1} callables (clockwise from the learner's left), got {len(opp)}")
-        return opp[(seat - self.seat) % n - 1]
+        return opp[(seat - self.seat) % self.aec.config.num_players - 1]
 
     def _random_legal(self, mask: np.ndarray) -> int:
         legal = np.flatnonzero(mask)
@@ -116,10 +111,11 @@ class ChickenFootSingleEnv(gymnasium.Env):
         return obs, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        reset_deals(options)  # refuse bad options before anything changes
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.seat = int(self.np_random.integers(self.aec.config.num_players))
-        deals = (options or {}).get("deals")
+        deals = reset_deals(options)
         self.aec._reset_game(Game(self.aec.config, seed=self.np_random, deals=deals))
         self._play_opponents()
         self._over = self.aec.game.is_over
@@ -163,3 +159,37 @@ class ChickenFootSingleEnv(gymnasium.Env):
             print(out + "\n")
             return None
         return out
+
+
+def _is_opponent(value: Any) -> bool:
+    return callable(value) or callable(getattr(value, "act", None))
+
+
+def _checked_opponents(opponents: Any, n: int, learner_seat: int | str) -> Any:
+    """``opponents`` as given, once every entry is known to be an opponent (see the class docstring);
+    :class:`ConfigError` names the first that is not, so a bad value fails here, not at reset."""
+    what = ("an opponent is a callable obs -> action or an agent with act(obs, rng); for a spec such as "
+            "'heuristic' pass agents.load('heuristic', config) (or use agents.opponents.single_env_vs)")
+    if opponents is None or _is_opponent(opponents):
+        return opponents
+    if isinstance(opponents, Mapping):
+        seats = set(range(n)) if learner_seat == "random" else set(range(n)) - {learner_seat}
+        bad_keys = [k for k in opponents if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < n]
+        if bad_keys:
+            raise ConfigError(f"opponents mapping keys must be seats in [0, {n}), got {bad_keys}")
+        missing = sorted(seats - set(opponents))
+        if missing:
+            raise ConfigError(f"opponents mapping has no entry for seats {missing} (learner_seat={learner_seat!r})")
+        entries = [(f"opponents[{k}]", v) for k, v in opponents.items()]
+    elif isinstance(opponents, Sequence) and not isinstance(opponents, (str, bytes)):
+        if len(opponents) != n - 1:
+            raise ConfigError(f"opponents must list {n - 1} opponents (clockwise from the learner's left), "
+                              f"got {len(opponents)}")
+        entries = [(f"opponents[{i}]", v) for i, v in enumerate(opponents)]
+    else:
+        raise ConfigError(f"opponents must be None, an opponent, a sequence of {n - 1} or a mapping seat -> "
+                          f"opponent, got {opponents!r:.80} ({type(opponents).__name__}); {what}")
+    for where, value in entries:
+        if not _is_opponent(value):
+            raise ConfigError(f"{where} is {value!r:.80} ({type(value).__name__}); {what}")
+    return opponents

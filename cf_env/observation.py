@@ -23,7 +23,23 @@ block              shape        content
 ``scores``         (n,) [4]     cumulative points so far / 100, observer first
 =================  ===========  =================================================================
 
-The first six blocks are 0/1 flags, the rest are counts. The vector holds everything public (RULES.md R17) that decides legality, scoring and what can
+The first six blocks are 0/1 flags, the rest are counts. :meth:`ObservationEncoder.bounds` gives
+each element's largest possible value (the env's ``observation_space`` is built from it):
+
+=================  =============================================================================
+block              upper bound (every block's lower bound is 0)
+=================  =============================================================================
+flags (6 blocks)   1
+``open_ends``      ``max_pip``: an end showing v is the free end of a distinct non-double tile
+                   holding v, and the set has ``max_pip`` of those
+``pending_count``  ``max(center_arms, 3)`` (R9 arms, R10 toes)
+``hand_sizes``     ``T - (n - 1) * hand_size``: a hand plus the whole boneyard
+``boneyard``       ``T - n * hand_size``
+``round``          ``rounds - 1`` for both entries
+``scores``         ``rounds * (pips of the whole set + double_blank_points) / 100``
+=================  =============================================================================
+
+The vector holds everything public (RULES.md R17) that decides legality, scoring and what can
 still be drawn, plus the observer's own hand; it never shows an opponent's tile or the
 boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (checkpoints store it).
 """
@@ -117,8 +133,26 @@ class ObservationEncoder:
         ]).astype(np.intp)
         self._mask_bytes = (table.num_actions + 7) // 8
         self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
-        self._n = n
         self._mask_cache: dict[int, np.ndarray] = {}
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` float32 vectors: every observation lies within them (see the module
+        docstring's table; the env's ``observation_space`` is ``Box(low, high)``)."""
+        cfg = self.config
+        n, h, t, rounds = cfg.num_players, cfg.hand_size, cfg.num_tiles, cfg.rounds
+        set_pips = (cfg.max_pip + 2) * cfg.max_pip * (cfg.max_pip + 1) // 2  # every value on max_pip + 2 tile ends
+        high = np.ones(self.size, dtype=np.float32)
+        per_block = {
+            "open_ends": cfg.max_pip,
+            "pending_count": max(cfg.center_arms, 3),
+            "hand_sizes": t - (n - 1) * h,
+            "boneyard": t - n * h,
+            "round": rounds - 1,
+            "scores": np.float32(rounds * (set_pips + cfg.double_blank_points) * 0.01),  # as encode() rounds
+        }
+        for name, value in per_block.items():
+            high[self.slices[name]] = value
+        return np.zeros(self.size, dtype=np.float32), high
 
     # -- bit helpers ---------------------------------------------------------------------------
 

@@ -16,7 +16,11 @@ earned on this step (round ends and the game's end). A game that ends is recorde
 ``vg.final_totals`` / ``vg.final_winners`` (valid where ``done``) and restarts at once with a new
 deal; the ``obs``/``mask``/``seat`` returned for it are the first decision of the new game.
 Rewards that arise while a new game is set up (a round that ends before anyone decides, possible
-only in degenerate configurations) are reported separately in ``vg.reset_rewards``.
+only in degenerate configurations) are reported separately in ``vg.reset_rewards``. A new game
+that ends before anyone decides at all (1-tile hands: the holder of the starting double goes out
+placing it) is void: nobody played it, it reports nothing, and it is dealt again from the
+generator at once; ``vg.void_games`` counts them per game slot since :meth:`reset`. Every loop in
+the kernels is bounded; rules under which no deal ever reaches a decision raise ``ConfigError``.
 
 Randomness: one ``np.random.Generator`` (from ``seed``) shuffles every deal; each game keeps the
 deals of its current and of its next game, drawn in game order, so results do not depend on
@@ -44,6 +48,7 @@ from cf_env.observation import ObservationEncoder
 __all__ = ["VectorGame", "random_legal_actions"]
 
 _REWARD_CODES = {"win": 0, "points": 1, "relative": 2}
+MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision before the rules are refused
 _ARM, _TOE = 1, 4
 
 
@@ -122,7 +127,7 @@ if numba is not None:
                 break
         if holder < 0:  # R6: draw in turn from the dealer's left until someone draws it
             p = (r % n + 1) % n
-            while True:
+            while bone_pos[b] < t_count:  # the double is in the boneyard, so this ends by its last tile
                 t = bone[b, bone_pos[b]]
                 bone_pos[b] += 1
                 hand[b, p, t] = 1
@@ -142,8 +147,9 @@ if numba is not None:
         return (holder + 1) % n
 
     @njit(cache=True)
-    def _finish_round(b, s, c, rew):
-        """R14-R16: score the round into ``rew[b]``; return True when the game is over."""
+    def _finish_round(b, s, c, rew, record):
+        """R14-R16: score the round into ``rew[b]``; return True when the game is over (its result
+        goes to ``final_totals`` / ``final_winners`` only when ``record``)."""
         (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
          rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
          rewards, reset_rewards) = s
@@ -171,6 +177,8 @@ if numba is not None:
         if r + 1 < rounds:
             rnd[b] = r + 1
             return False
+        if not record:
+            return True
         # R16: lowest total; most zero rounds; lowest non-zero round; ties share
         zeros = np.zeros(n, np.int64)
         low = np.full(n, 1 << 60, np.int64)
@@ -227,7 +235,8 @@ if numba is not None:
          tile_of_action) = c
         kk = k * k
         setting_up = in_reset
-        while True:
+        # each pass ends a round or breaks; at most the rounds of this game and of one new game
+        for _ in range(2 * rounds + 1):
             if q >= 0:
                 for a in range(legal.shape[1]):
                     legal[b, a] = 0
@@ -245,8 +254,14 @@ if numba is not None:
                 if not blocked:
                     legal[b, kk + 1] = 1
                     break
-            over = _finish_round(b, s, c, reset_rewards if setting_up else rewards)
+            over = _finish_round(b, s, c, reset_rewards if setting_up else rewards, not setting_up)
             if over:
+                if setting_up:  # a new game ended before its first decision: void, to be dealt again
+                    for p in range(n):
+                        reset_rewards[b, p] = 0.0
+                    cur[b] = -1
+                    drawn[b] = -1
+                    return
                 done[b] = 1
                 _new_game(b, s, c)
                 setting_up = True
@@ -361,10 +376,29 @@ if numba is not None:
                 rewards[b, p] = 0.0
                 reset_rewards[b, p] = 0.0
             _apply(b, actions[b], s, c)
+            _publish(b, s, c, o, obs, mask, seat)
+
+    @njit(cache=True)
+    def _publish(b, s, c, o, obs, mask, seat):
+        """Write game ``b``'s observation, mask and seat (unless it waits for a new deal, cur -1)."""
+        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
+         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
+         rewards, reset_rewards) = s
+        seat[b] = cur[b]
+        if cur[b] >= 0:
             _write_obs(b, s, c, o, obs)
             for a in range(legal.shape[1]):
                 mask[b, a] = legal[b, a]
-            seat[b] = cur[b]
+
+    @njit(cache=True, parallel=True)
+    def _redeal_kernel(games, s, c, o, obs, mask, seat):
+        """Start a new game in each of ``games`` (void games, from their fresh ``next_deals``)."""
+        for i in prange(games.shape[0]):
+            b = games[i]
+            _new_game(b, s, c)
+            q = _start_round(b, s, c)
+            _advance(b, q, s, c, True)
+            _publish(b, s, c, o, obs, mask, seat)
 
     @njit(cache=True, parallel=True)
     def _reset_kernel(s, c, o, obs, mask, seat):
@@ -381,10 +415,7 @@ if numba is not None:
                 reset_rewards[b, p] = 0.0
             q = _start_round(b, s, c)
             _advance(b, q, s, c, True)
-            _write_obs(b, s, c, o, obs)
-            for a in range(legal.shape[1]):
-                mask[b, a] = legal[b, a]
-            seat[b] = cur[b]
+            _publish(b, s, c, o, obs, mask, seat)
 
 
 class VectorGame:
@@ -450,6 +481,7 @@ class VectorGame:
         self._obs = np.zeros((b, self.obs_size), np.float32)
         self._mask = np.zeros((b, self.num_actions), np.int8)
         self._seat = np.zeros(b, np.int64)
+        self.void_games = np.zeros(b, np.int64)
         self._ready = False
 
     @property
@@ -483,8 +515,10 @@ class VectorGame:
                     if parsed is not None:
                         hands, bone = parsed
                         self.deals[g, r] = [tile for hand in hands for tile in hand] + list(bone)
+        self.void_games[:] = 0
         _reset_kernel(self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
         self._refill_deals()
+        self._redeal_void()
         self._ready = True
         return self._obs, self._mask, self._seat
 
@@ -492,6 +526,19 @@ class VectorGame:
         idx = np.flatnonzero(self.need_deals)
         if idx.size:
             self.next_deals[idx] = self._shuffled(idx.size)
+
+    def _redeal_void(self) -> None:
+        """Deal again every game that ended before its first decision (``cur`` -1; only degenerate
+        configurations, e.g. 1-tile hands, do that), until each has a decision to make."""
+        for _ in range(MAX_VOID_DEALS):
+            void = np.flatnonzero(self.cur < 0)
+            if not void.size:
+                return
+            self.void_games[void] += 1
+            _redeal_kernel(void, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
+            self._refill_deals()
+        raise ConfigError(f"{MAX_VOID_DEALS} deals in a row ended before anyone could decide; these rules "
+                          f"({self.config}) leave nothing to play")
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One decision per game. Returns ``(obs, mask, seat, rewards, done)``; the arrays are
@@ -511,6 +558,7 @@ class VectorGame:
                 f"illegal actions in games {bad.tolist()} (actions {actions[bad].tolist()}); nothing was changed")
         _step_kernel(actions, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
         self._refill_deals()
+        self._redeal_void()
         return self._obs, self._mask, self._seat, self.rewards, self.done.astype(bool)
 
     @property

@@ -34,7 +34,9 @@ class RulesConfig:
         rounds: rounds in the game (R5); ``None`` means the full game, ``max_pip + 1``. Round k
             starts with the double ``max_pip - k``.
         center_arms: arms of the starting double that must all hold a tile before play goes
-            anywhere else (R9); 4 is standard, 3 and 6 are known variants; 1..8.
+            anywhere else (R9); 4 is standard, 3 and 6 are known variants; 1..8 and at most
+            ``max_pip`` (only ``max_pip`` tiles besides the double carry its value), so a set
+            smaller than double-four needs a smaller value.
         draw_rule: ``"one"`` (R12, draw a single tile) or ``"until_playable"`` (keep drawing
             until a playable tile or an empty boneyard).
         double_blank_points: what the 0-0 scores when left in hand (R15).
@@ -76,6 +78,12 @@ class RulesConfig:
         lo, hi = CENTER_ARMS_RANGE
         if not lo <= self.center_arms <= hi:
             raise ConfigError(f"center_arms must be between {lo} and {hi} (R9), got {self.center_arms}")
+        if self.center_arms > self.max_pip:
+            raise ConfigError(
+                f"center_arms={self.center_arms} exceeds max_pip={self.max_pip} (R9): only {self.max_pip} tiles "
+                f"besides the starting double carry its value, so the arms could never all be filled and every "
+                f"round would block; set center_arms <= {self.max_pip}"
+            )
         if self.draw_rule not in DRAW_RULES:
             raise ConfigError(f"draw_rule must be one of {DRAW_RULES} (R12), got {self.draw_rule!r}")
         if self.double_blank_points < 0:

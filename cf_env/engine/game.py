@@ -59,7 +59,7 @@ class EventKind(IntEnum):
     START = 1  #: R6: the starting double is placed in the centre
     PLAY = 2  #: a decision: a tile played
     DRAW = 3  #: a decision: a tile drawn (the tile is shown only to its drawer)
-    PASS = 4  #: a decision: keep a drawn tile (R12) or skip with an empty boneyard (R13)
+    PASS = 4  #: a decision: keep a drawn tile (R12; ``detail`` 1 in the drawer's view) or skip with an empty boneyard (R13)
     ROUND_END = 5  #: R14: ``player`` went out (domino), or -1 when the layout is blocked
 
 
@@ -88,7 +88,7 @@ class Event(NamedTuple):
     player: int
     action: int | None
     tile: Tile | None
-    detail: int = 0  #: ROUND_END: the :class:`RoundEnd` reason
+    detail: int = 0  #: ROUND_END: the :class:`RoundEnd` reason; PASS: 1 when a playable drawn tile was kept
 
 
 class Placement(NamedTuple):
@@ -469,7 +469,8 @@ class Game:
             # ---- PASS: keep the drawn tile (R12) or nothing to do with an empty boneyard (R13)
             if self._drawn < 0:
                 self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
-            self._events.append(_PASS | p << _EV_PLAYER | self._rtag)
+            kept = self._drawn >= 0  # R17: logged, but shown only to the drawer (see events())
+            self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._rtag)
             self._advance((p + 1) % self._n)
         return len(self._round_scores)
 
@@ -623,8 +624,13 @@ class Game:
         return [list(nodes) for nodes in self._end_nodes]
 
     def events(self, observer: int | None = None) -> list[Event]:
-        """The public event log of the whole game. Drawn tiles are shown only when ``observer`` is
-        the drawer (``observer=None`` shows everything, for replays and debugging)."""
+        """The event log of the whole game as ``observer`` sees it (R17); ``observer=None`` shows
+        everything, for replays and debugging.
+
+        Hidden from everyone but the drawer: the tile drawn, and whether a drawn tile was playable.
+        At the table a player who draws a playable tile and keeps it looks exactly like one whose
+        drawn tile could not be played (both draw, then the turn moves on), so in another seat's
+        view the keeping PASS is left out; in the drawer's view it stays, with ``detail`` 1."""
         out = []
         for v in self._events:
             kind = EventKind(v & 7)
@@ -643,7 +649,10 @@ class Game:
             elif kind == EventKind.START:
                 tile = Tile.from_index(payload)
             elif kind == EventKind.PASS:
+                if payload and observer is not None and observer != player:
+                    continue
                 action = self._pass
+                detail = payload
             else:
                 detail = payload
                 player = -1 if player == 0xFF else player

@@ -132,3 +132,10 @@ def test_scripted_deal_validation():
         Game(config, deals=[good, good])
     with pytest.raises(DealError, match="pair of ints"):
         Game(config, deals=[{"hands": [[[0, 0], "0-1"], [[1, 1], [3, 3]]], "boneyard": good["boneyard"]}])
+
+
+def test_R9_more_center_arms_than_max_pip_is_refused():
+    # only max_pip tiles besides the starting double carry its value: 4 arms of a double-3 never fill
+    with pytest.raises(ConfigError, match=r"center_arms=4 exceeds max_pip=3 \(R9\).*center_arms <= 3"):
+        RulesConfig(max_pip=3, num_players=2, hand_size=2)
+    assert RulesConfig(max_pip=3, num_players=2, hand_size=2, center_arms=3).center_arms == 3

@@ -29,7 +29,7 @@ def configs(draw) -> RulesConfig:
         num_players=num_players,
         hand_size=hand_size,
         rounds=draw(st.integers(1, min(3, max_pip + 1))),
-        center_arms=draw(st.sampled_from([1, 2, 3, 4, 6])),
+        center_arms=draw(st.sampled_from([a for a in (1, 2, 3, 4, 6) if a <= max_pip])),  # R9: at most max_pip
         draw_rule=draw(st.sampled_from(["one", "until_playable"])),
         double_blank_points=draw(st.sampled_from([0, 50])),
     )

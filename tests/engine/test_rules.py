@@ -103,7 +103,7 @@ def test_R6_search_draws_from_dealers_left_and_drawn_tiles_stay():
 
 
 def test_R6_one_tile_hand_goes_out_by_placing_the_double():
-    config = RulesConfig(max_pip=2, num_players=2, hand_size=1, rounds=1)
+    config = RulesConfig(max_pip=2, num_players=2, hand_size=1, rounds=1, center_arms=2)
     game = Game(config, deals=[deal(config, [["2-2"], ["0-1"]])])
     assert game.is_over
     assert game.round_scores == [[0, 1]]
@@ -323,8 +323,30 @@ def test_illegal_action_raises_typed_error_and_changes_nothing():
 
 
 def test_game_over_error():
-    config = RulesConfig(max_pip=2, num_players=2, hand_size=1, rounds=1)
+    config = RulesConfig(max_pip=2, num_players=2, hand_size=1, rounds=1, center_arms=2)
     game = Game(config, deals=[deal(config, [["2-2"], ["0-1"]])])
     with pytest.raises(GameOverError):
         game.apply(0)
     assert game.legal_actions() == [] and game.current_player == -1
+
+
+def test_R17_public_log_hides_whether_a_drawn_tile_was_playable():
+    # Player 1 cannot match the 2-2 and draws. In game A the tile (0-2) is playable and kept; in
+    # game B it (1-1) is not and the turn ends. At the table both look the same: a draw, then the
+    # turn moves on. Only the drawer's own view says which it was.
+    config = RulesConfig(max_pip=2, num_players=2, hand_size=2, rounds=1, center_arms=1)
+    hands = [["2-2", "1-2"], ["0-0", "0-1"]]
+    kept = Game(config, deals=[deal(config, hands, top=["0-2", "1-1"])])
+    acts(kept, "draw", "pass")
+    unplayable = Game(config, deals=[deal(config, hands, top=["1-1", "0-2"])])
+    acts(unplayable, "draw")
+    assert kept.current_player == unplayable.current_player == 0
+
+    def public(game: Game) -> list[tuple]:
+        return [(e.kind, e.player, e.action, e.tile, e.detail) for e in game.events(observer=0)]
+
+    assert public(kept) == public(unplayable)
+    assert [e.kind for e in kept.events(observer=1)][-2:] == [EventKind.DRAW, EventKind.PASS]
+    assert kept.events(observer=1)[-1].detail == 1  # the drawer knows it kept a playable tile
+    assert kept.events()[-1].kind == EventKind.PASS  # the full log (replays) keeps it too
+    assert kept.actions() == unplayable.actions() + [kept.actions()[-1]]

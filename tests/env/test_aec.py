@@ -155,7 +155,7 @@ def test_pass_only_with_empty_boneyard():
 
 
 def test_bad_scripted_deal_is_a_clear_error():
-    e = env(max_pip=3, num_players=2, hand_size=2, rounds=1)
+    e = env(max_pip=3, num_players=2, hand_size=2, rounds=1, center_arms=3)
     with pytest.raises(cf_env.DealError, match="exactly once"):
         e.reset(options={"deals": [{"hands": [[[0, 0], [0, 0]], [[1, 1], [1, 2]]], "boneyard": []}]})
 
@@ -345,3 +345,67 @@ def test_masks_and_scores_match_reference_move_by_move(kwargs):
         assert ref.over
         assert ref.round_scores == e.game.round_scores
         assert ref.winners == e.game.winners
+
+
+# ---------------------------------------------------------------- declared spaces and misuse
+
+LARGE = [{"num_players": 2, "max_pip": 18, "hand_size": 7, "rounds": 2},
+         {"num_players": 8, "max_pip": 15, "hand_size": 7, "rounds": 2}]
+
+
+@pytest.mark.parametrize("kwargs", LARGE, ids=["d18p2", "d15p8"])
+def test_pettingzoo_api_on_large_sets(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(env(**kwargs), num_cycles=1000)
+
+
+@pytest.mark.parametrize("kwargs", LARGE + [{}, {"num_players": 3, "max_pip": 4, "hand_size": 3, "center_arms": 3}],
+                         ids=["d18p2", "d15p8", "default", "d4p3"])
+def test_every_observation_lies_in_the_declared_space(kwargs):
+    e = env(**kwargs)
+    space = e.observation_space("player_0")["observation"]
+    low, high = e.encoder.bounds()
+    np.testing.assert_array_equal(space.low, low)
+    np.testing.assert_array_equal(space.high, high)
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            assert space.contains(obs["observation"]), (agent, obs["observation"][obs["observation"] > high])
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_step_and_last_after_every_agent_is_done_say_the_game_is_over():
+    e = env(num_players=2, max_pip=4, hand_size=3, rounds=1, center_arms=2)
+    e.reset(seed=0)
+    for _ in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert e.agents == []
+    with pytest.raises(cf_env.GameOverError, match="call reset"):
+        e.step(None)
+    with pytest.raises(cf_env.GameOverError, match="call reset"):
+        e.last()
+    with pytest.raises(ResetNeededError):
+        env().last()
+    with pytest.raises(cf_env.AgentNameError, match="player_0"):
+        e.observe("player_9")
+
+
+def test_reset_options_are_checked():
+    e = env(num_players=2, max_pip=6)
+    e.reset(seed=3)
+    before = e.game.to_record()
+    with pytest.raises(ConfigError, match=r"'deal' \(did you mean 'deals'\?\).*\['deals'\]"):
+        e.reset(seed=4, options={"deal": []})
+    with pytest.raises(ConfigError, match=r"mapping.*\['deals'\]"):
+        e.reset(seed=4, options=[("deals", [])])
+    assert e.game.to_record() == before  # a refused reset changes nothing
+    with pytest.warns(UserWarning, match=r"\['other'\] are not used"):
+        e.reset(seed=4, options={"other": 1})
+    # fewer deals than rounds: the rest are dealt from the seed
+    d = Game(e.config, seed=9).to_record()["deals"][:1]
+    e.reset(seed=5, options={"deals": d})
+    assert e.game.to_record()["deals"][0] == d[0]

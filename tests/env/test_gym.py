@@ -132,3 +132,25 @@ def test_agent_opponents_draw_from_the_env_generator():
         return trace, env.aec.game.totals
 
     assert play(3) == play(3)
+
+
+@pytest.mark.parametrize("opponents, message", [
+    ([1, 2, 3], r"opponents\[0\] is 1 \(int\).*agents.load"),
+    (["heuristic"] * 3, r"opponents\[0\] is 'heuristic' \(str\)"),
+    ([lambda obs: 0] * 2, "must list 3 opponents"),
+    ("heuristic", "must be None, an opponent"),
+    ({1: lambda obs: 0, 2: lambda obs: 0}, r"no entry for seats \[3\]"),
+    ({1: lambda obs: 0, 2: lambda obs: 0, 7: lambda obs: 0}, r"keys must be seats in \[0, 4\)"),
+])
+def test_bad_opponents_are_refused_at_construction(opponents, message):
+    with pytest.raises(ConfigError, match=message):
+        gymnasium.make("ChickenFoot-v0", opponents=opponents)
+
+
+def test_reset_options_are_checked_before_anything_changes():
+    env = ChickenFootSingleEnv(num_players=2, max_pip=6)
+    obs, _ = env.reset(seed=1)
+    state = env.np_random.bit_generator.state
+    with pytest.raises(ConfigError, match="did you mean 'deals'"):
+        env.reset(seed=2, options={"deal": []})
+    assert env.np_random.bit_generator.state == state

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -104,3 +107,44 @@ def test_illegal_actions_are_rejected_and_change_nothing():
         vg.step(np.zeros(3, dtype=np.int64))
     np.testing.assert_array_equal(vg.hand, before[0])
     np.testing.assert_array_equal(vg.observations, before[1])
+
+
+def test_a_game_that_ends_during_set_up_does_not_hang():
+    # 1-tile hands: the holder of the starting double goes out placing it, so a new game can end
+    # before anyone decides; the kernel used to copy the same next deal forever. A hang inside numba
+    # cannot be interrupted, so the reproducer runs in a child process with a deadline.
+    script = (
+        "import numpy as np\n"
+        "from cf_env import RulesConfig\n"
+        "from cf_env.vector import VectorGame, random_legal_actions\n"
+        "cfg = RulesConfig(max_pip=1, num_players=2, hand_size=1, rounds=1, center_arms=1)\n"
+        "VectorGame(cfg, num_games=1, seed=0).reset()\n"
+        "vg = VectorGame(cfg, num_games=1, seed=1)\n"
+        "obs, mask, seat = vg.reset()\n"
+        "vg.step(random_legal_actions(mask, np.random.default_rng(0)))\n"
+        "print('ok', int(vg.void_games.sum()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith("ok")
+
+
+@pytest.mark.parametrize("max_pip", [1, 2, 3, 6])
+def test_one_tile_hands_sweep(max_pip):
+    """hand_size 1 over player counts and arm counts: every step hands a decision to a real seat,
+    void games are dealt again, and finished games report winners."""
+    for players in range(2, min(8, max_pip * (max_pip + 1) // 2) + 1):
+        for arms in sorted({1, min(4, max_pip), max_pip}):
+            cfg = RulesConfig(max_pip=max_pip, num_players=players, hand_size=1, center_arms=arms,
+                              rounds=min(max_pip + 1, 3))
+            vg = VectorGame(cfg, num_games=16, seed=players * 10 + arms)
+            obs, mask, seat = vg.reset()
+            rng = np.random.default_rng(0)
+            finished = 0
+            for _ in range(60):
+                assert ((seat >= 0) & (seat < players)).all()
+                assert (mask.sum(axis=1) > 0).all()
+                obs, mask, seat, rewards, done = vg.step(random_legal_actions(mask, rng))
+                finished += int(done.sum())
+                assert (vg.final_winners[done].sum(axis=1) >= 1).all()
+            assert finished > 0
