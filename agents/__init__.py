@@ -3,7 +3,8 @@
 ``agents.load(spec, config)`` builds one from a spec: ``"random"``, ``"greedy"``,
 ``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package, or
 ``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
-``training/sb3_maskable_ppo.py``). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
+``training/sb3_maskable_ppo.py``; ``"sb3+trust:PATH.zip"`` also unpickles what the file pickles, for
+files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from agents.baselines import GreedyAgent, HeuristicAgent, RandomAgent
 from cf_env import ChickenFootError, RulesConfig
 
 __all__ = ["Agent", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent", "BASELINES",
-           "legal_actions", "load", "zoo_path", "zoo_names"]
+           "legal_actions", "load", "spec_rules", "zoo_path", "zoo_names"]
 
 BASELINES = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
 ZOO_DIR = Path(__file__).parent / "zoo"
@@ -37,6 +38,27 @@ def zoo_path(name: str) -> Path:
     return path
 
 
+def spec_rules(spec: str) -> RulesConfig | None:
+    """The rules a checkpoint spec (a path or ``zoo:NAME``) was trained for; ``None`` for a spec
+    that brings no rules of its own (the baselines, ``sb3:``). A missing or unreadable checkpoint
+    raises :class:`AgentSpecError` / ``CheckpointError``."""
+    if not isinstance(spec, str) or spec in BASELINES or spec.startswith(("sb3:", "sb3+trust:")):
+        return None
+    if spec.startswith("zoo:"):
+        path = zoo_path(spec[4:])
+    else:
+        path = Path(spec)
+        if not path.is_file():
+            return None  # load() names what is wrong with it
+    from agents.checkpoint import load_checkpoint
+
+    return RulesConfig.from_dict(load_checkpoint(path)["rules"])
+
+
+def _looks_like_path(spec: str) -> bool:
+    return "/" in spec or "\\" in spec or Path(spec).suffix in (".pt", ".pth", ".ckpt", ".zip")
+
+
 def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> Agent:
     """An agent from a spec (see the module docstring) for the rules ``config`` (default rules
     when omitted; a checkpoint brings its own and must match ``config`` when both are given)."""
@@ -44,18 +66,23 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
         raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
     if spec in BASELINES:
         return BASELINES[spec](config if config is not None else RulesConfig())
-    if spec.startswith("sb3:"):
-        from agents.sb3_agent import SB3Agent
+    if spec.startswith(("sb3:", "sb3+trust:")):
+        from agents.sb3_agent import SB3Agent, UntrustedFileError
 
+        trust, file = spec.startswith("sb3+trust:"), spec.split(":", 1)[1]
         try:
-            return SB3Agent(spec[4:], config if config is not None else RulesConfig(), name=spec)
+            return SB3Agent(file, config if config is not None else RulesConfig(), name=spec, trust=trust)
+        except UntrustedFileError:
+            raise
         except (FileNotFoundError, ValueError) as exc:
             raise AgentSpecError(f"{spec}: {exc}") from None
     if spec.startswith("zoo:"):
         path = zoo_path(spec[4:])
     else:
         path = Path(spec)
-        if not path.exists():
+        if not path.exists() and _looks_like_path(spec):
+            raise AgentSpecError(f"no such file: {spec} (a checkpoint spec must name an existing .pt file)")
+        if not path.is_file():
             raise AgentSpecError(
                 f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, a checkpoint path, "
                 f"or zoo:NAME ({zoo_names() or 'no shipped checkpoints'})"

@@ -4,12 +4,14 @@ A checkpoint is one ``torch.save`` file holding plain Python values and tensors 
 ``weights_only=True``): ``model`` (state dict), ``model_kwargs``, ``rules`` (the RulesConfig),
 ``observation_version``, ``action_encoding``, ``num_actions``, ``train_step``, ``train_config``,
 ``package_version``, and optionally ``optimizer`` and ``trainer_state`` for ``--resume``.
-Writes are atomic (a temporary file in the same folder, then ``os.replace``).
+Writes are atomic and durable: a temporary file in the same folder, fsynced, then ``os.replace``,
+then an fsync of the folder so that the rename survives a crash too.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -51,7 +53,21 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_dir(path.parent)  # the rename itself reaches the disk, not only the file's bytes
     return path
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # a platform that cannot open folders (Windows): the rename is all it offers
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def model_payload(model: Any, rules: RulesConfig, train_step: int, train_config: dict[str, Any]) -> dict[str, Any]:
@@ -70,8 +86,13 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"no checkpoint file at {path}")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:  # torch's weights-only loader met an object it will not build
+        raise CheckpointError(
+            f"{path} is not a chickenfoot-rl checkpoint: it holds Python objects other than tensors and plain "
+            f"values, and checkpoints are only ever loaded without running code from the file") from None
     except Exception as exc:  # torch raises several types for truncated or foreign files
-        raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): {exc}") from None
+        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): {reason}") from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path} is not a chickenfoot-rl checkpoint (format {data.get('format') if isinstance(data, dict) else type(data).__name__!r})")
     missing = [k for k in ("model", "model_kwargs", "rules", "observation_version", "num_actions") if k not in data]

@@ -1,44 +1,134 @@
-"""The trainer's configuration: a documented dataclass, loaded from YAML whose keys are exactly
-its field names (an unknown key or a bad value is a :class:`TrainConfigError`)."""
+"""The trainers' configurations: validated models loaded from YAML whose keys are exactly their
+field names.
+
+Every field is typed and range-checked when the file is loaded, before any work starts (pydantic
+v2). A wrong key or value is a :class:`TrainConfigError` whose message names the file, the field,
+the value and what is allowed. Numbers may be written as YAML reads them or as strings
+(``learning_rate: 3e-4``, which PyYAML reads as a string, means 0.0003); booleans may be
+``true``/``false`` in any of YAML's or pydantic's spellings; a boolean is never taken for a number.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from cf_env import REWARD_MODES, ChickenFootError, ConfigError, RulesConfig
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-__all__ = ["PPOConfig", "TrainConfigError", "load_config", "require_ints"]
+from cf_env import ChickenFootError, ConfigError, RulesConfig
+
+__all__ = ["PPOConfig", "RunConfig", "TrainConfigError", "load_config"]
 
 
 class TrainConfigError(ChickenFootError, ValueError):
     """A training config file or value is wrong; the message says which key and why."""
 
 
-def require_ints(cfg: Any, names: tuple[str, ...], minimum: int) -> None:
-    """Each named field of ``cfg`` must be an int (not a bool) >= ``minimum``."""
-    what = "a positive int" if minimum == 1 else f"an int >= {minimum}"
-    for name in names:
-        value = getattr(cfg, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise TrainConfigError(f"{name} must be {what}, got {value!r}")
+def _not_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("a number is needed, not a boolean")
+    return value
 
 
-@dataclass
-class PPOConfig:
-    """Self-play PPO with action masking and an opponent pool.
+_Number = BeforeValidator(_not_bool)
+PositiveInt = Annotated[int, _Number, Field(ge=1)]
+NonNegativeInt = Annotated[int, _Number, Field(ge=0)]
+PositiveFloat = Annotated[float, _Number, Field(gt=0)]
+NonNegativeFloat = Annotated[float, _Number, Field(ge=0)]
+Probability = Annotated[float, _Number, Field(ge=0, le=1)]
+
+
+def _describe(exc: ValidationError, known: list[str]) -> str:
+    """One clause per problem: ``field = value: what is allowed``."""
+    lines = []
+    for err in exc.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "config"
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            lines.append(f"unknown key {where!r}; valid keys are {known}")
+        elif err["type"] == "missing":
+            lines.append(f"{where}: {message}")
+        else:
+            lines.append(f"{where} = {err['input']!r:.80}: {message}")
+    return "; ".join(lines)
+
+
+class RunConfig(BaseModel):
+    """Fields every trainer shares.
 
     Experiment
         run_name, runs_dir: checkpoints and TensorBoard logs go to ``runs_dir/run_name``.
         seed: seeds numpy, torch and every game.
-        torch_threads: intra-op threads for torch (the machine has 2 cores).
     Game
         rules: ``RulesConfig`` fields (empty = standard 4-player double-nine, 10 rounds).
         reward, points_scale: the env's reward mode and scale used for learning.
     Budget
-        total_steps: learner decisions to train for.
         time_limit_minutes: stop (and checkpoint) after this much training time; 0 = no limit.
+    Network
+        hidden: MLP widths.
+    Checkpoints
+        checkpoint_every: updates (iterations for RLlib) between checkpoints.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+    run_name: str = Field("default", min_length=1)
+    runs_dir: str = Field("runs", min_length=1)
+    seed: NonNegativeInt = 1
+    rules: dict[str, Any] = Field(default_factory=dict)
+    reward: Literal["win", "points", "relative"] = "relative"
+    points_scale: PositiveFloat = 100.0
+    time_limit_minutes: NonNegativeFloat = 0.0
+    hidden: list[PositiveInt] = Field(default_factory=lambda: [256, 256], min_length=1)
+    checkpoint_every: PositiveInt = 10
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise TrainConfigError(_describe(exc, sorted(type(self).model_fields))) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise TrainConfigError(_describe(exc, sorted(type(self).model_fields))) from None
+
+    @field_validator("rules")
+    @classmethod
+    def _valid_rules(cls, rules: dict[str, Any]) -> dict[str, Any]:
+        try:
+            RulesConfig.from_dict(rules)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return rules
+
+    @property
+    def rules_config(self) -> RulesConfig:
+        return RulesConfig.from_dict(self.rules)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.runs_dir) / self.run_name
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump()
+
+
+def _agent_specs(specs: list[str]) -> list[str]:
+    from agents import BASELINES
+
+    bad = [s for s in specs if s not in BASELINES and not s.startswith("zoo:")]
+    if bad:
+        raise ValueError(f"unknown agents {bad}; use {sorted(BASELINES)} or zoo:NAME")
+    return specs
+
+
+class PPOConfig(RunConfig):
+    """Self-play PPO with action masking and an opponent pool (and :class:`RunConfig`'s fields).
+
+    Budget
+        total_steps: learner decisions to train for.
     Collection
         backend: ``"vector"`` (default: the batched numba engine, :mod:`cf_env.vector`) or
             ``"aec"`` (one PettingZoo env per game; slower, kept as the reference path).
@@ -46,134 +136,95 @@ class PPOConfig:
         self_play_prob: share of games where the policy holds every seat; in the others it holds
             one seat and each other seat gets an opponent drawn from the pool.
         pool_baselines: baseline bots in the pool; snapshots of the policy join it every
-            ``snapshot_every`` updates, keeping the newest ``pool_size``.
-    Network and PPO
-        hidden: MLP widths. The PPO fields are CleanRL's.
+            ``snapshot_every`` updates, keeping the newest ``pool_size`` (older snapshot files are
+            deleted: the pool can no longer draw them).
+    PPO
+        CleanRL's names; ``num_minibatches`` may not exceed ``num_envs * rollout_steps``.
     Warm start
         init_checkpoint: start from these weights (a checkpoint path or ``zoo:NAME``; same rules and
             network sizes) instead of random ones; behaviour cloning is then skipped.
         bc_games: games of the heuristic agent to imitate before PPO (0 = none); bc_epochs.
-    Evaluation and checkpoints
-        eval_every (updates), eval_deal_sets (duplicate deal sets per opponent, 1 vs 3),
-        eval_opponents; checkpoint_every (updates).
+    Evaluation
+        eval_every (updates), eval_deal_sets (duplicate deal sets per opponent, 1 vs 3; 0 = none),
+        eval_opponents.
+    Machine
+        torch_threads: intra-op threads for torch (the machine has 2 cores).
     """
 
-    run_name: str = "default"
-    runs_dir: str = "runs"
-    seed: int = 1
-    torch_threads: int = 2
-    rules: dict = field(default_factory=dict)
-    reward: str = "relative"
-    points_scale: float = 100.0
-    total_steps: int = 1_000_000
-    time_limit_minutes: float = 0.0
-    backend: str = "vector"
-    num_envs: int = 32
-    rollout_steps: int = 64
-    self_play_prob: float = 0.5
-    pool_baselines: list = field(default_factory=lambda: ["greedy", "heuristic", "random"])
-    snapshot_every: int = 20
-    pool_size: int = 6
-    hidden: list = field(default_factory=lambda: [256, 256])
-    learning_rate: float = 3e-4
+    torch_threads: PositiveInt = 2
+    total_steps: PositiveInt = 1_000_000
+    backend: Literal["vector", "aec"] = "vector"
+    num_envs: PositiveInt = 32
+    rollout_steps: PositiveInt = 64
+    self_play_prob: Probability = 0.5
+    pool_baselines: list[str] = Field(default_factory=lambda: ["greedy", "heuristic", "random"])
+    snapshot_every: PositiveInt = 20
+    pool_size: PositiveInt = 6
+    learning_rate: PositiveFloat = 3e-4
     anneal_lr: bool = True
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    update_epochs: int = 4
-    num_minibatches: int = 4
-    clip_coef: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    gamma: Probability = 0.99
+    gae_lambda: Probability = 0.95
+    update_epochs: PositiveInt = 4
+    num_minibatches: PositiveInt = 4
+    clip_coef: PositiveFloat = 0.2
+    ent_coef: NonNegativeFloat = 0.01
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
     norm_adv: bool = True
-    target_kl: float = 0.0
+    target_kl: NonNegativeFloat = 0.0
     init_checkpoint: str = ""
-    bc_games: int = 0
-    bc_epochs: int = 4
-    eval_every: int = 25
-    eval_deal_sets: int = 10
-    eval_opponents: list = field(default_factory=lambda: ["greedy", "heuristic"])
-    checkpoint_every: int = 10
+    bc_games: NonNegativeInt = 0
+    bc_epochs: PositiveInt = 4
+    eval_every: PositiveInt = 25
+    eval_deal_sets: NonNegativeInt = 10
+    eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 
-    def __post_init__(self) -> None:
-        try:
-            self.rules_config  # validates the rules
-        except ConfigError as exc:
-            raise TrainConfigError(f"rules: {exc}") from None
-        require_ints(self, ("total_steps", "num_envs", "rollout_steps", "update_epochs", "num_minibatches",
-                            "snapshot_every", "pool_size", "eval_every", "checkpoint_every", "torch_threads",
-                            "bc_epochs"), minimum=1)
-        require_ints(self, ("bc_games", "eval_deal_sets", "seed"), minimum=0)
-        for name in ("learning_rate", "points_scale"):
-            if not isinstance(getattr(self, name), (int, float)) or getattr(self, name) <= 0:
-                raise TrainConfigError(f"{name} must be a positive number, got {getattr(self, name)!r}")
-        for name in ("gamma", "gae_lambda", "self_play_prob"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-                raise TrainConfigError(f"{name} must be in [0, 1], got {value!r}")
-        if self.backend not in ("vector", "aec"):
-            raise TrainConfigError(f"backend must be 'vector' or 'aec', got {self.backend!r}")
-        if self.reward not in REWARD_MODES:
-            raise TrainConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
-        if not isinstance(self.init_checkpoint, str):
-            raise TrainConfigError(f"init_checkpoint must be a path or 'zoo:NAME' string, got {self.init_checkpoint!r}")
-        if not self.hidden or not all(isinstance(h, int) and h > 0 for h in self.hidden):
-            raise TrainConfigError(f"hidden must be a list of positive ints, got {self.hidden!r}")
-        from agents import BASELINES
+    @field_validator("pool_baselines", "eval_opponents")
+    @classmethod
+    def _known_agents(cls, specs: list[str]) -> list[str]:
+        return _agent_specs(specs)
 
-        for name in ("pool_baselines", "eval_opponents"):
-            bad = [b for b in getattr(self, name) if b not in BASELINES and not str(b).startswith("zoo:")]
-            if bad:
-                raise TrainConfigError(f"{name} has unknown agents {bad}; use {sorted(BASELINES)} or zoo:NAME")
+    @model_validator(mode="after")
+    def _consistent(self) -> "PPOConfig":
+        if self.num_minibatches > self.batch_size:
+            raise ValueError(f"num_minibatches ({self.num_minibatches}) exceeds num_envs x rollout_steps "
+                             f"({self.batch_size}): every minibatch needs at least one decision")
         if self.self_play_prob < 1.0 and not self.pool_baselines:
-            raise TrainConfigError("pool_baselines is empty but self_play_prob < 1 needs opponents")
-
-    # derived sizes are properties, not fields
-    @property
-    def rules_config(self) -> RulesConfig:
-        return RulesConfig.from_dict(self.rules)
+            raise ValueError("pool_baselines is empty but self_play_prob < 1 needs opponents")
+        return self
 
     @property
     def batch_size(self) -> int:
         """Learner decisions per rollout (about: a few stay pending until their next turn)."""
         return self.num_envs * self.rollout_steps
 
-    @property
-    def minibatch_size(self) -> int:
-        return self.batch_size // self.num_minibatches
 
-    @property
-    def num_updates(self) -> int:
-        return max(1, self.total_steps // self.batch_size)
-
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.runs_dir) / self.run_name
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def load_config(path: str | Path, cls: type = PPOConfig, **overrides: Any) -> Any:
-    """Read a YAML config into the dataclass ``cls`` (default :class:`PPOConfig`); ``overrides``
-    replace keys (e.g. from the command line; ``None`` values are ignored)."""
+def load_config(path: str | Path, cls: type[RunConfig] = PPOConfig, **overrides: Any) -> Any:
+    """Read a YAML config into ``cls`` (default :class:`PPOConfig`); ``overrides`` replace keys
+    (e.g. from the command line; ``None`` values are ignored)."""
     import yaml
 
     path = Path(path)
     if not path.is_file():
         raise TrainConfigError(f"no config file at {path}")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise TrainConfigError(f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TrainConfigError(f"{path} is not valid YAML: {exc}") from None
+    if data is None:
+        raise TrainConfigError(f"{path} is empty; write the keys to set (an empty mapping '{{}}' takes "
+                               f"every default)")
     if not isinstance(data, dict):
         raise TrainConfigError(f"{path} must hold a mapping of config keys, got {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
-    known = {f.name for f in fields(cls)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise TrainConfigError(f"{path}: unknown keys {unknown}; valid keys are {sorted(known)}")
+    bad_keys = [k for k in data if not isinstance(k, str)]
+    if bad_keys:
+        raise TrainConfigError(f"{path}: keys must be field names, got {bad_keys}")
     try:
         return cls(**data)
-    except TypeError as exc:
+    except TrainConfigError as exc:
         raise TrainConfigError(f"{path}: {exc}") from None

@@ -3,9 +3,9 @@
 A *lineup* names one agent spec per seat (``["runs/x/ckpt.pt", "greedy", "greedy", "greedy"]``).
 Each *deal set* is a full game's deals (every round shuffled up front from the seed); it is
 played once per seat rotation, so every agent holds every seat's cards and the luck of the deal
-cancels. Win rates count a shared win as ``1/len(winners)``; the 95% interval is the normal
-interval over deal sets (each deal set's rotations are averaged first, since they are not
-independent). Ratings are OpenSkill (Plackett-Luce) ordinals over all games.
+cancels. Win rates count a shared win as ``1/len(winners)``; the 95% interval is Wilson's score
+interval over the agent's seat-games (it stays inside [0, 1] and does not collapse at a win rate of
+0 or 1, unlike the normal interval). Ratings are OpenSkill (Plackett-Luce) ordinals over all games.
 """
 
 from __future__ import annotations
@@ -20,9 +20,19 @@ from typing import Sequence
 import numpy as np
 
 from agents import Agent, load
-from cf_env import Game, RulesConfig, raw_env
+from cf_env import ConfigError, Game, RulesConfig, raw_env
 
-__all__ = ["AgentResult", "EvalReport", "evaluate", "generate_deals", "play_game"]
+__all__ = ["AgentResult", "EvalReport", "evaluate", "generate_deals", "play_game", "wilson_interval"]
+
+
+def wilson_interval(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval for a win rate measured over ``n`` games (95% for ``z`` 1.96)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    z2 = z * z / n
+    centre = (rate + z2 / 2) / (1 + z2)
+    half = z * math.sqrt(max(rate * (1 - rate), 0.0) / n + z2 / (4 * n)) / (1 + z2)
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
@@ -138,7 +148,11 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
 
     n = config.num_players
     if len(lineup) != n:
-        raise ValueError(f"the lineup names {len(lineup)} agents but the game has {n} seats")
+        raise ConfigError(f"the lineup names {len(lineup)} agents but the game has {n} seats")
+    if isinstance(deal_sets, bool) or not isinstance(deal_sets, int) or deal_sets < 1:
+        raise ConfigError(f"deal_sets must be a positive int, got {deal_sets!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed must be an int >= 0, got {seed!r}")
     specs = [x if isinstance(x, str) else x.name for x in lineup]
     built: dict[str, Agent] = dict(agents_by_spec or {})
     for item, spec in zip(lineup, specs):
@@ -150,12 +164,10 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     model = PlackettLuce()
     ratings = {s: model.rating(name=s) for s in distinct}
     wins: dict[str, list[float]] = {s: [] for s in distinct}
-    per_set: dict[str, list[float]] = {s: [] for s in distinct}
     points: dict[str, list[int]] = {s: [] for s in distinct}
     bar = tqdm(total=deal_sets * n, desc="eval", unit="game", disable=not progress, leave=False)
     for d in range(deal_sets):
         deals = generate_deals(config, rng)
-        set_wins: dict[str, list[float]] = {s: [] for s in distinct}
         for rot in range(n):
             seat_specs = [specs[(s - rot) % n] for s in range(n)]
             game_rng = np.random.default_rng([seed, d, rot])
@@ -164,7 +176,6 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             for seat, spec in enumerate(seat_specs):
                 w = share if seat in game.winners else 0.0
                 wins[spec].append(w)
-                set_wins[spec].append(w)
                 points[spec].append(game.totals[seat])
             # every seat is a one-player team holding its spec's rating; a spec's new rating is
             # the mean of its seats' updates
@@ -175,19 +186,15 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
                 ratings[spec] = model.rating(mu=float(np.mean([r.mu for r in mine])),
                                              sigma=float(np.mean([r.sigma for r in mine])), name=spec)
             bar.update(1)
-        for spec in distinct:
-            per_set[spec].append(float(np.mean(set_wins[spec])))
         if progress:
             bar.set_postfix({s[-12:]: f"{np.mean(wins[s]):.3f}" for s in distinct})
     bar.close()
     report = EvalReport(config=config.to_dict(), lineup=specs, deal_sets=deal_sets, games=deal_sets * n, seed=seed)
     for spec in distinct:
         m = float(np.mean(wins[spec]))
-        sets = np.array(per_set[spec])
-        half = 1.96 * float(sets.std(ddof=1)) / math.sqrt(len(sets)) if len(sets) > 1 else float("nan")
         r = ratings[spec]
         report.results.append(AgentResult(
-            spec=spec, seat_games=len(wins[spec]), win_rate=m, win_rate_ci95=(m - half, m + half),
+            spec=spec, seat_games=len(wins[spec]), win_rate=m, win_rate_ci95=wilson_interval(m, len(wins[spec])),
             mean_points=float(np.mean(points[spec])), rating=float(r.ordinal()), rating_mu=float(r.mu),
             rating_sigma=float(r.sigma)))
     return report

@@ -18,6 +18,10 @@ Usage: ``chickenfoot train --config configs/default.yaml [--resume]``.
 
 from __future__ import annotations
 
+import shutil
+import signal
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,10 +37,10 @@ from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, s
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
 from cf_env.vector import VectorGame
-from training.config import PPOConfig
+from training.config import PPOConfig, TrainConfigError
 from training.evaluate import evaluate
 
-__all__ = ["Trainer", "train"]
+__all__ = ["RunExistsError", "Trainer", "train"]
 
 LEARNER = None  # marks a seat played by the policy being trained
 
@@ -146,13 +150,18 @@ def _gae(reward, value, next_value, next_index, done, closed, gamma, lam):  # pr
 
 # ------------------------------------------------------------------------------ the trainer
 
+class RunExistsError(TrainConfigError):
+    """The run folder already holds a run and neither resuming nor overwriting it was asked for."""
+
+
 class Trainer:
-    def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True) -> None:
+    def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
         self.cfg = cfg
         self.progress = progress
         self.rules: RulesConfig = cfg.rules_config
         self.run_dir = cfg.run_dir
         self.ckpt_path = self.run_dir / "checkpoint.pt"
+        _claim_run_dir(self.run_dir, resume, overwrite)
         # --- seeding: one numpy generator for games and opponents, torch seeded alongside
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -209,9 +218,14 @@ class Trainer:
         data = load_checkpoint(self.ckpt_path)
         if "trainer_state" not in data or "optimizer" not in data:
             raise CheckpointError(f"{self.ckpt_path} holds weights only (no optimizer state); it cannot be resumed")
-        if data["rules"] != self.rules.to_dict():
-            raise CheckpointError(f"--resume: {self.ckpt_path} was trained with rules {data['rules']}, "
-                                  f"the config says {self.rules.to_dict()}")
+        stored = {"rules": data["rules"], **{f"network {k}": v for k, v in data["model_kwargs"].items()}}
+        wanted = {"rules": self.rules.to_dict(), **{f"network {k}": v for k, v in self.model.kwargs().items()}}
+        differ = [f"{k}: checkpoint {stored.get(k)!r}, config {wanted.get(k)!r}"
+                  for k in dict.fromkeys([*stored, *wanted]) if stored.get(k) != wanted.get(k)]
+        if differ:
+            raise CheckpointError(f"--resume: {self.ckpt_path} does not fit this config ({'; '.join(differ)}); set "
+                                  f"the config's rules / hidden to the checkpoint's, or start a new run "
+                                  f"(another --run-name, or --overwrite)")
         self.model.load_state_dict(data["model"])
         self.optimizer.load_state_dict(data["optimizer"])
         state = data["trainer_state"]
@@ -507,6 +521,8 @@ class Trainer:
             self.pool_agents.pop(snapshots[0], None)
             if self.cfg.backend == "vector":
                 self._forget_unseated()
+            # the pool can never draw it again (seated copies live in memory): its file goes too
+            Path(snapshots[0]).unlink(missing_ok=True)
 
     # -------------------------------------------------------------- the loop
 
@@ -561,50 +577,62 @@ class Trainer:
         steps_at_start, env_steps_at_start = self.global_step, self.env_steps
         run_start = time.time()
         stop_reason = "total_steps"
-        while self.global_step < cfg.total_steps:
-            if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
-                stop_reason = "time_limit_minutes"
-                break
-            frac = 1.0 - self.global_step / cfg.total_steps
-            if cfg.anneal_lr:
-                self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-            collect()
-            stats = self.learn()
-            self.update += 1
-            self.train_seconds = time.time() - start_time
-            elapsed = max(time.time() - run_start, 1e-9)
-            sps = (self.global_step - steps_at_start) / elapsed
-            env_sps = (self.env_steps - env_steps_at_start) / elapsed
-            for k, v in stats.items():
-                writer.add_scalar(f"losses/{k}", v, self.global_step)
-            writer.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], self.global_step)
-            writer.add_scalar("charts/learner_steps_per_second", sps, self.global_step)
-            writer.add_scalar("charts/env_steps_per_second", env_sps, self.global_step)
-            if self.episode_wins:
-                writer.add_scalar("charts/win_rate_vs_pool", float(np.mean(self.episode_wins[-200:])), self.global_step)
-                writer.add_scalar("charts/points_vs_pool", float(np.mean(self.episode_points[-200:])), self.global_step)
-            if self.update % cfg.snapshot_every == 0:
-                self.snapshot()
-            if self.update % cfg.eval_every == 0:
+        stop = _StopSignals()
+        stop.install()
+        try:
+            while self.global_step < cfg.total_steps:
+                if stop.received:
+                    stop_reason = f"interrupted ({stop.received})"
+                    break
+                if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
+                    stop_reason = "time_limit_minutes"
+                    break
+                frac = 1.0 - self.global_step / cfg.total_steps
+                if cfg.anneal_lr:
+                    self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+                collect()
+                stats = self.learn()
+                self.update += 1
+                self.train_seconds = time.time() - start_time
+                elapsed = max(time.time() - run_start, 1e-9)
+                sps = (self.global_step - steps_at_start) / elapsed
+                env_sps = (self.env_steps - env_steps_at_start) / elapsed
+                for k, v in stats.items():
+                    writer.add_scalar(f"losses/{k}", v, self.global_step)
+                writer.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], self.global_step)
+                writer.add_scalar("charts/learner_steps_per_second", sps, self.global_step)
+                writer.add_scalar("charts/env_steps_per_second", env_sps, self.global_step)
+                if self.episode_wins:
+                    writer.add_scalar("charts/win_rate_vs_pool", float(np.mean(self.episode_wins[-200:])), self.global_step)
+                    writer.add_scalar("charts/points_vs_pool", float(np.mean(self.episode_points[-200:])), self.global_step)
+                if self.update % cfg.snapshot_every == 0:
+                    self.snapshot()
+                if self.update % cfg.eval_every == 0:
+                    self.last_eval = self.evaluate_now()
+                    for k, v in self.last_eval.items():
+                        writer.add_scalar(f"eval/{k}", v, self.global_step)
+                if self.update % cfg.checkpoint_every == 0:
+                    self.save()
+                latest = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
+                bar.set_postfix({"steps": self.global_step, "env_sps": f"{env_sps:.0f}", **latest}, refresh=False)
+                bar.update(bar_position() - bar.n)  # redraws only when mininterval has passed
+            bar.close()
+            if not stop.received:  # an interrupted run saves at once: no final evaluation, no final.pt
                 self.last_eval = self.evaluate_now()
                 for k, v in self.last_eval.items():
                     writer.add_scalar(f"eval/{k}", v, self.global_step)
-            if self.update % cfg.checkpoint_every == 0:
-                self.save()
-            latest = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
-            bar.set_postfix({"steps": self.global_step, "env_sps": f"{env_sps:.0f}", **latest}, refresh=False)
-            bar.update(bar_position() - bar.n)  # redraws only when mininterval has passed
-        bar.close()
-        self.last_eval = self.evaluate_now()
-        for k, v in self.last_eval.items():
-            writer.add_scalar(f"eval/{k}", v, self.global_step)
-        path = self.save()
+            path = self.save()
+        finally:
+            stop.restore()
+        if stop.received:  # also when it came during the final evaluation
+            stop_reason = f"interrupted ({stop.received})"
         final = self.run_dir / "final.pt"
-        save_checkpoint(final, self._payload(with_optimizer=False))
+        if not stop.received:
+            save_checkpoint(final, self._payload(with_optimizer=False))
         writer.close()
         elapsed = max(time.time() - run_start, 1e-9)
         return {
-            "checkpoint": str(path), "final": str(final), "learner_steps": self.global_step,
+            "checkpoint": str(path), "final": None if stop.received else str(final), "learner_steps": self.global_step,
             "env_steps": self.env_steps, "updates": self.update, "train_seconds": self.train_seconds,
             "env_steps_per_second": (self.env_steps - env_steps_at_start) / elapsed,
             "learner_steps_per_second": (self.global_step - steps_at_start) / elapsed,
@@ -621,6 +649,51 @@ def _jsonable(state: Any) -> Any:
     return state
 
 
-def train(cfg: PPOConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
-    """Train with ``cfg``; returns a summary (paths, step counts, throughput, final eval)."""
-    return Trainer(cfg, resume=resume, progress=progress).run()
+def _claim_run_dir(run_dir: Path, resume: bool, overwrite: bool) -> None:
+    """A new run never lands in a folder that holds another: refuse, or clear it on ``overwrite``."""
+    if resume and overwrite:
+        raise TrainConfigError("--resume continues the run in the folder and --overwrite deletes it: choose one")
+    if resume or not run_dir.is_dir():
+        return
+    held = sorted(p.name for p in run_dir.iterdir())
+    if not held:
+        return
+    if not overwrite:
+        raise RunExistsError(
+            f"{run_dir} already holds a run ({', '.join(held[:4])}{', ...' if len(held) > 4 else ''}); pass --resume "
+            f"to continue it, --overwrite to delete it and start again, or choose another --run-name")
+    shutil.rmtree(run_dir)
+
+
+class _StopSignals:
+    """Ctrl-C (SIGINT) or SIGTERM asks the loop to stop after the current update and checkpoint;
+    a second one stops at once. Installed only in the main thread (signals reach no other)."""
+
+    def __init__(self) -> None:
+        self.received: str | None = None
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.received:  # the second signal: give up on a clean stop
+            self.restore()
+            raise KeyboardInterrupt
+        self.received = signal.Signals(signum).name
+        print(f"\n{self.received}: stopping after this update and writing a checkpoint "
+              f"(send it again to stop at once)", file=sys.stderr, flush=True)
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous = {}
+
+
+def train(cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict[str, Any]:
+    """Train with ``cfg``; returns a summary (paths, step counts, throughput, final eval, and
+    ``stop_reason``: ``total_steps``, ``time_limit_minutes`` or ``interrupted (SIGINT|SIGTERM)``)."""
+    return Trainer(cfg, resume=resume, progress=progress, overwrite=overwrite).run()

@@ -20,12 +20,22 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from cf_env import REWARD_MODES, ChickenFootError, ConfigError, RulesConfig
-from training.config import TrainConfigError, load_config, require_ints
+from pydantic import Field, model_validator
+
+from cf_env import ChickenFootError
+from training.config import (
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    Probability,
+    RunConfig,
+    TrainConfigError,
+    load_config,
+)
 
 __all__ = ["ClusterConnectError", "RLlibConfig", "build_algorithm", "export_module", "main", "train"]
 
@@ -34,11 +44,9 @@ class ClusterConnectError(ChickenFootError, ConnectionError):
     """``--address`` names no Ray cluster this process can join."""
 
 
-@dataclass
-class RLlibConfig:
-    """RLlib self-play PPO settings (YAML keys are these field names).
+class RLlibConfig(RunConfig):
+    """RLlib self-play PPO settings (YAML keys are these field names, and :class:`RunConfig`'s).
 
-    Game: ``rules`` (RulesConfig fields), ``reward``, ``points_scale``.
     Policies: ``policies`` = ``"shared"`` (one module for every seat) or ``"per_seat"``.
     Budget: ``iterations`` (RLlib training iterations), ``time_limit_minutes`` (0 = none).
     Scale-out: ``num_env_runners`` (Ray actors collecting games; 0 = collect in the driver),
@@ -48,55 +56,29 @@ class RLlibConfig:
     be exported to ``agents.torch_policy.ActorCritic``).
     """
 
-    run_name: str = "rllib"
-    runs_dir: str = "runs"
-    seed: int = 1
-    rules: dict = field(default_factory=dict)
-    reward: str = "relative"
-    points_scale: float = 100.0
-    policies: str = "shared"
-    iterations: int = 20
-    time_limit_minutes: float = 0.0
-    num_env_runners: int = 1
-    num_envs_per_env_runner: int = 4
-    num_cpus_per_env_runner: float = 1.0
-    train_batch_size: int = 4000
-    minibatch_size: int = 500
-    num_epochs: int = 4
-    lr: float = 3e-4
-    gamma: float = 0.99
-    lambda_: float = 0.95
-    clip_param: float = 0.2
-    entropy_coeff: float = 0.01
-    vf_loss_coeff: float = 0.5
-    hidden: list = field(default_factory=lambda: [256, 256])
-    checkpoint_every: int = 5
+    run_name: str = Field("rllib", min_length=1)
+    checkpoint_every: PositiveInt = 5
+    policies: Literal["shared", "per_seat"] = "shared"
+    iterations: PositiveInt = 20
+    num_env_runners: NonNegativeInt = 1
+    num_envs_per_env_runner: PositiveInt = 4
+    num_cpus_per_env_runner: PositiveFloat = 1.0
+    train_batch_size: PositiveInt = 4000
+    minibatch_size: PositiveInt = 500
+    num_epochs: PositiveInt = 4
+    lr: PositiveFloat = 3e-4
+    gamma: Probability = 0.99
+    lambda_: Probability = 0.95
+    clip_param: PositiveFloat = 0.2
+    entropy_coeff: NonNegativeFloat = 0.01
+    vf_loss_coeff: NonNegativeFloat = 0.5
 
-    def __post_init__(self) -> None:
-        try:
-            RulesConfig.from_dict(self.rules)
-        except ConfigError as exc:
-            raise TrainConfigError(f"rules: {exc}") from None
-        if self.policies not in ("shared", "per_seat"):
-            raise TrainConfigError(f"policies must be 'shared' or 'per_seat', got {self.policies!r}")
-        if self.reward not in REWARD_MODES:
-            raise TrainConfigError(f"reward must be one of {REWARD_MODES}, got {self.reward!r}")
-        require_ints(self, ("iterations", "num_envs_per_env_runner", "train_batch_size", "minibatch_size",
-                            "num_epochs", "checkpoint_every"), minimum=1)
-        require_ints(self, ("num_env_runners", "seed"), minimum=0)
+    @model_validator(mode="after")
+    def _consistent(self) -> "RLlibConfig":
         if self.minibatch_size > self.train_batch_size:
-            raise TrainConfigError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
-                                   f"({self.train_batch_size})")
-        if not self.hidden or not all(isinstance(h, int) and h > 0 for h in self.hidden):
-            raise TrainConfigError(f"hidden must be a list of positive ints, got {self.hidden!r}")
-
-    @property
-    def rules_config(self) -> RulesConfig:
-        return RulesConfig.from_dict(self.rules)
-
-    @property
-    def run_dir(self) -> Path:
-        return Path(self.runs_dir) / self.run_name
+            raise ValueError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
+                             f"({self.train_batch_size})")
+        return self
 
     def env_config(self) -> dict[str, Any]:
         return {**self.rules_config.to_dict(), "reward": self.reward, "points_scale": self.points_scale}
@@ -166,7 +148,7 @@ def export_module(module, cfg: RLlibConfig, path: str | Path, step: int = 0) -> 
         for dst, src in zip(ours, encoder_linears + pi + vf):
             dst.weight.copy_(src.weight)
             dst.bias.copy_(src.bias)
-    return save_checkpoint(Path(path), model_payload(model, rules, step, {"trainer": "rllib", **asdict(cfg)}))
+    return save_checkpoint(Path(path), model_payload(model, rules, step, {"trainer": "rllib", **cfg.to_dict()}))
 
 
 def _export_all(algo, cfg: RLlibConfig, step: int) -> list[str]:

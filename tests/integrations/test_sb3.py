@@ -49,9 +49,55 @@ def test_maskable_ppo_trains_saves_loads_and_plays(tmp_path):
     result = CliRunner().invoke(cli, ["eval", f"sb3:{out / 'model.zip'}", "random", "--players", "3",
                                       "--rounds", "2", "--deal-sets", "3", "--no-progress"])
     assert result.exit_code == 0, result.output
+    _crafted_files_run_no_code(out / "model.zip", tmp_path)
+
+
+class _Touch:
+    """A pickle that creates a file when unpickled: what a crafted model could do."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def _crafted_files_run_no_code(model, tmp_path):
+    import base64
+    import pickle
+    import zipfile
+
+    from agents.sb3_agent import UntrustedFileError
+
+    def craft(name, key):
+        marker = tmp_path / f"{name}.ran"
+        path = tmp_path / f"{name}.zip"
+        with zipfile.ZipFile(model) as src, zipfile.ZipFile(path, "w") as dst:
+            for item in src.namelist():
+                data = src.read(item)
+                if item == "data":
+                    entries = json.loads(data)
+                    entries[key] = {":type:": "<class 'builtins.function'>",
+                                    ":serialized:": base64.b64encode(pickle.dumps(_Touch(marker))).decode()}
+                    data = json.dumps(entries).encode()
+                dst.writestr(item, data)
+        return path, marker
+
+    # an entry sb3: does not rebuild: refused, naming the way to vouch for the file
+    path, marker = craft("extra", "custom_callback")
+    with pytest.raises(UntrustedFileError, match=r"\['custom_callback'\].*sb3\+trust:"):
+        agents.load(f"sb3:{path}", RULES)
+    assert not marker.exists()
+    # a crafted entry that sb3: rebuilds from its own code: loads, and runs nothing
+    path, marker = craft("schedule", "lr_schedule")
+    agents.load(f"sb3:{path}", RULES)
+    assert not marker.exists()
+    # with sb3+trust: the file is loaded as SB3 does, pickles included (here: the marker appears)
+    agents.load(f"sb3+trust:{path}", RULES)
+    assert marker.exists()
 
 
 def test_bad_sb3_specs_are_clear_errors(tmp_path):
-    with pytest.raises(agents.AgentSpecError, match="no MaskablePPO model"):
+    with pytest.raises(agents.AgentSpecError, match="no such file"):
         agents.load(f"sb3:{tmp_path / 'missing.zip'}", RULES)
     assert main(["--opponents", "a", "b", "c", "--players", "3", "--steps", "10", "--out", str(tmp_path)]) == 2

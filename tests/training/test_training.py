@@ -95,13 +95,13 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
 def test_bad_config_keys_and_values(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("total_step: 100\n")
-    with pytest.raises(TrainConfigError, match="unknown keys \\['total_step'\\]"):
+    with pytest.raises(TrainConfigError, match="unknown key 'total_step'; valid keys are"):
         load_config(bad)
     bad.write_text("num_envs: 0\n")
-    with pytest.raises(TrainConfigError, match="num_envs must be a positive int"):
+    with pytest.raises(TrainConfigError, match="num_envs = 0: Input should be greater than or equal to 1"):
         load_config(bad)
     bad.write_text("rules: {max_pip: 30}\n")
-    with pytest.raises(TrainConfigError, match="rules: max_pip"):
+    with pytest.raises(TrainConfigError, match="rules = .*max_pip must be between 1 and 18"):
         load_config(bad)
     bad.write_text("pool_baselines: [alphazero]\n")
     with pytest.raises(TrainConfigError, match="unknown agents"):
@@ -122,7 +122,7 @@ def test_configs_in_the_repo_load():
             continue
         cfg = load_config(path)
         assert cfg.batch_size == cfg.num_envs * cfg.rollout_steps
-    assert PPOConfig().num_updates >= 1
+    assert PPOConfig().batch_size == 32 * 64
 
 
 def test_gae_per_stream_credits_rewards_between_turns():
