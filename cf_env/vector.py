@@ -506,8 +506,8 @@ class VectorGame:
         self.deals[:] = self._shuffled(b)
         self.next_deals[:] = self._shuffled(b)
         if deals is not None:
-            if len(deals) != b:
-                raise ConfigError(f"deals must list one entry (or None) per game: {b}, got {len(deals)}")
+            if isinstance(deals, (str, bytes)) or not isinstance(deals, Sequence) or len(deals) != b:
+                raise ConfigError(f"deals must list one entry (or None) per game: {b}, got {deals!r:.80}")
             for g, game_deals in enumerate(deals):
                 if game_deals is None:
                     continue
