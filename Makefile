@@ -7,6 +7,8 @@ STAMP  := $(VENV)/.installed-dev
 
 RUNS   ?= runs
 EVAL_DEAL_SETS ?= 500
+# e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
+TRAIN_FLAGS ?=
 
 .PHONY: help setup test train demo bench clean
 
@@ -28,7 +30,7 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 train: $(STAMP)
-	$(VENV)/bin/chickenfoot train --config configs/default.yaml --runs-dir $(RUNS)
+	$(VENV)/bin/chickenfoot train --config configs/default.yaml --runs-dir $(RUNS) $(TRAIN_FLAGS)
 	@for opp in random greedy heuristic; do \
 	  echo "== $(RUNS)/default/final.pt (1 seat) vs 3 x $$opp =="; \
 	  $(VENV)/bin/chickenfoot eval $(RUNS)/default/final.pt $$opp --deal-sets $(EVAL_DEAL_SETS) \

@@ -39,7 +39,7 @@ flags (6 blocks)   1
 ``scores``         ``rounds * (pips of the whole set + double_blank_points) / 100``
 =================  =============================================================================
 
-The vector holds everything public (RULES.md R17) that decides legality, scoring and what can
+The vector holds everything public (docs/RULES.md R17) that decides legality, scoring and what can
 still be drawn, plus the observer's own hand; it never shows an opponent's tile or the
 boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (checkpoints store it).
 """

@@ -1,6 +1,6 @@
 """Batched Chicken Foot: B independent games of one ``RulesConfig`` stepped together.
 
-The same game as :class:`cf_env.engine.Game` and the AEC env — same rules (RULES.md R1-R17), same
+The same game as :class:`cf_env.engine.Game` and the AEC env — same rules (docs/RULES.md R1-R17), same
 action ids, same observation layout (:mod:`cf_env.observation`), same reward definitions — held
 as arrays and stepped by numba-compiled loops over the games. Each call to :meth:`VectorGame.step`
 is one decision in every game, by that game's current player::

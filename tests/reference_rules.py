@@ -1,4 +1,4 @@
-"""An independent, deliberately plain implementation of RULES.md used only by the tests.
+"""An independent, deliberately plain implementation of docs/RULES.md used only by the tests.
 
 It shares no code with ``cf_env``: hands are lists of ``(low, high)`` tuples, the layout is a
 list of open end values plus a list of forced slots, and legality is a double loop over the

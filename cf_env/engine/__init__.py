@@ -1,4 +1,4 @@
-"""Pure rules engine for Chicken Foot dominoes (see ``RULES.md``; no gymnasium, pettingzoo or torch).
+"""Pure rules engine for Chicken Foot dominoes (see ``docs/RULES.md``; no gymnasium, pettingzoo or torch).
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Tiles, moves and the fixed action table (RULES.md R1, R8; "Why the action space can be small").
+"""Tiles, moves and the fixed action table (docs/RULES.md R1, R8; "Why the action space can be small").
 
 Action ids are a contract shared by the engine, the env, agents and checkpoints. With
 ``K = max_pip + 1``:

@@ -1,4 +1,4 @@
-"""The rules configuration: one frozen, validated dataclass (RULES.md R1, R2, R4, R5, R9, R12, R15)."""
+"""The rules configuration: one frozen, validated dataclass (docs/RULES.md R1, R2, R4, R5, R9, R12, R15)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,12 @@ class RulesConfig:
     double_blank_points: int = 50
 
     def __post_init__(self) -> None:
+        try:
+            self._validate()
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (rules: docs/RULES.md)") from None
+
+    def _validate(self) -> None:
         for name in ("max_pip", "num_players", "hand_size", "center_arms", "double_blank_points"):
             _require_int(name, getattr(self, name))
         lo, hi = MAX_PIP_RANGE

@@ -1,4 +1,4 @@
-"""Scripted deals and moves, one or more tests per rule of RULES.md (named after its id)."""
+"""Scripted deals and moves, one or more tests per rule of docs/RULES.md (named after its id)."""
 
 from __future__ import annotations
 

@@ -101,3 +101,13 @@ def test_bad_sb3_specs_are_clear_errors(tmp_path):
     with pytest.raises(agents.AgentSpecError, match="no such file"):
         agents.load(f"sb3:{tmp_path / 'missing.zip'}", RULES)
     assert main(["--opponents", "a", "b", "c", "--players", "3", "--steps", "10", "--out", str(tmp_path)]) == 2
+
+
+def test_the_sb3_extra_brings_what_the_readme_command_needs():
+    from importlib.metadata import requires
+
+    extra = [r for r in requires("chickenfoot-rl") if 'extra == "sb3"' in r]
+    assert any(r.startswith("rich") for r in extra) and any(r.startswith("tqdm") for r in extra), extra
+    from stable_baselines3.common.callbacks import ProgressBarCallback
+
+    ProgressBarCallback()  # raises ImportError without rich and tqdm
