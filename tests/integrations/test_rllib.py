@@ -143,7 +143,7 @@ def test_bad_rllib_config_is_a_clear_error(tmp_path):
     with pytest.raises(TrainConfigError, match="policies"):
         load_config(bad, cls=RLlibConfig)
     bad.write_text("num_env_runner: 2\n")
-    with pytest.raises(TrainConfigError, match="unknown keys"):
+    with pytest.raises(TrainConfigError, match="unknown key .num_env_runner.; valid keys are"):
         load_config(bad, cls=RLlibConfig)
 
 
