@@ -44,19 +44,26 @@ def spec_rules(spec: str) -> RulesConfig | None:
     raises :class:`AgentSpecError` / ``CheckpointError``."""
     if not isinstance(spec, str) or spec in BASELINES or spec.startswith(("sb3:", "sb3+trust:")):
         return None
-    if spec.startswith("zoo:"):
-        path = zoo_path(spec[4:])
-    else:
-        path = Path(spec)
-        if not path.is_file():
-            return None  # load() names what is wrong with it
     from agents.checkpoint import load_checkpoint
 
-    return RulesConfig.from_dict(load_checkpoint(path)["rules"])
+    return RulesConfig.from_dict(load_checkpoint(_checkpoint_path(spec))["rules"])
 
 
-def _looks_like_path(spec: str) -> bool:
-    return "/" in spec or "\\" in spec or Path(spec).suffix in (".pt", ".pth", ".ckpt", ".zip")
+def _checkpoint_path(spec: str) -> Path:
+    """The file a checkpoint spec (a path or ``zoo:NAME``) names; :class:`AgentSpecError` when
+    there is none."""
+    if spec.startswith("zoo:"):
+        return zoo_path(spec[4:])
+    path = Path(spec)
+    looks_like_path = "/" in spec or "\\" in spec or path.suffix in (".pt", ".pth", ".ckpt", ".zip")
+    if not path.exists() and looks_like_path:
+        raise AgentSpecError(f"no such file: {spec} (a checkpoint spec must name an existing .pt file)")
+    if not path.is_file():
+        raise AgentSpecError(
+            f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, a checkpoint path, "
+            f"or zoo:NAME ({zoo_names() or 'no shipped checkpoints'})"
+        )
+    return path
 
 
 def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> Agent:
@@ -76,17 +83,7 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
             raise
         except (FileNotFoundError, ValueError) as exc:
             raise AgentSpecError(f"{spec}: {exc}") from None
-    if spec.startswith("zoo:"):
-        path = zoo_path(spec[4:])
-    else:
-        path = Path(spec)
-        if not path.exists() and _looks_like_path(spec):
-            raise AgentSpecError(f"no such file: {spec} (a checkpoint spec must name an existing .pt file)")
-        if not path.is_file():
-            raise AgentSpecError(
-                f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, a checkpoint path, "
-                f"or zoo:NAME ({zoo_names() or 'no shipped checkpoints'})"
-            )
+    path = _checkpoint_path(spec)
     from agents.torch_policy import TorchAgent
 
     return TorchAgent.from_checkpoint(path, config=config, device=device, name=spec)

@@ -66,14 +66,15 @@ def _safe_objects(path: Path, config: RulesConfig) -> dict[str, Any]:
         raise UntrustedFileError(
             f"{path} stores {unknown} as pickles, and unpickling an untrusted file can run arbitrary code; "
             f"if you made this file or trust it, load it with the spec 'sb3+trust:{path}'")
+    encoder = ObservationEncoder(config)
     shape = _readable(data.get("observation_space"), "_shape")
-    expected = (ObservationEncoder(config).size,)
+    expected = (encoder.size,)
     if shape is not None and tuple(shape) != expected:
         raise ValueError(f"{path} was trained on observations of shape {tuple(shape)}, these rules give {expected}")
     n = _readable(data.get("action_space"), "n")
     if n is not None and n != config.num_actions:
         raise ValueError(f"{path} has {n} actions, these rules have {config.num_actions}")
-    low, high = ObservationEncoder(config).bounds()
+    low, high = encoder.bounds()
     rebuilt = {
         "policy_class": MaskableActorCriticPolicy,
         "observation_space": gymnasium.spaces.Box(low, high, dtype=np.float32),

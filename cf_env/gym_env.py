@@ -74,7 +74,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
         opp = self._opponents
         if opp is None:
             return None
-        if callable(opp) or hasattr(opp, "act"):
+        if _is_opponent(opp):
             return opp
         if isinstance(opp, Mapping):
             return opp[seat]
@@ -111,11 +111,10 @@ class ChickenFootSingleEnv(gymnasium.Env):
         return obs, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        reset_deals(options)  # refuse bad options before anything changes
+        deals = reset_deals(options)  # bad options are refused before anything changes
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.seat = int(self.np_random.integers(self.aec.config.num_players))
-        deals = reset_deals(options)
         self.aec._reset_game(Game(self.aec.config, seed=self.np_random, deals=deals))
         self._play_opponents()
         self._over = self.aec.game.is_over

@@ -92,16 +92,16 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(summary, indent=2, default=str))
-    if summary["stop_reason"].startswith("interrupted"):
+    if summary["signal"]:
         flags = {"--runs-dir": runs_dir, "--run-name": run_name, "--total-steps": total_steps,
                  "--time-limit-minutes": time_limit_minutes}
         command = ["chickenfoot", "train", "--config", config_path, "--resume"]
         for flag, value in flags.items():
             if value is not None:
                 command += [flag, str(value)]
-        click.echo(f"Stopped by {summary['stop_reason'][13:-1]} at step {summary['learner_steps']}; checkpoint "
+        click.echo(f"Stopped by {summary['signal']} at step {summary['learner_steps']}; checkpoint "
                    f"{summary['checkpoint']}. Resume with:\n  {shlex.join(command)}", err=True)
-        sys.exit(130 if "SIGINT" in summary["stop_reason"] else 143)
+        sys.exit(130 if summary["signal"] == "SIGINT" else 143)
 
 
 @main.command(name="eval")

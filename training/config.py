@@ -86,13 +86,17 @@ class RunConfig(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            raise TrainConfigError(_describe(exc, sorted(type(self).model_fields))) from None
+            raise self._error(exc) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
         try:
             super().__setattr__(name, value)
         except ValidationError as exc:
-            raise TrainConfigError(_describe(exc, sorted(type(self).model_fields))) from None
+            raise self._error(exc) from None
+
+    @classmethod
+    def _error(cls, exc: ValidationError) -> TrainConfigError:
+        return TrainConfigError(_describe(exc, sorted(cls.model_fields)))
 
     @field_validator("rules")
     @classmethod

@@ -636,7 +636,7 @@ class Trainer:
             "env_steps": self.env_steps, "updates": self.update, "train_seconds": self.train_seconds,
             "env_steps_per_second": (self.env_steps - env_steps_at_start) / elapsed,
             "learner_steps_per_second": (self.global_step - steps_at_start) / elapsed,
-            "stop_reason": stop_reason, "eval": self.last_eval,
+            "stop_reason": stop_reason, "signal": stop.received, "eval": self.last_eval,
         }
 
 
