@@ -21,10 +21,9 @@ import torch
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
 
-__all__ = ["MaskedPPOTorchRLModule", "OBS_KEY", "MASK_KEY"]
+from cf_env.integrations.rllib import MASK_KEY, OBS_KEY  # the env adapter defines the keys once
 
-OBS_KEY = "observations"
-MASK_KEY = "action_mask"
+__all__ = ["MaskedPPOTorchRLModule", "OBS_KEY", "MASK_KEY"]
 
 
 class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):

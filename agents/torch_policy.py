@@ -57,9 +57,19 @@ class ActorCritic(nn.Module):
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
 
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's output for raw observations (scaled here); both heads read it."""
+        return self.trunk(obs / self.obs_scale)
+
+    def heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked logits ``(B, A)`` and values ``(B, 1)``: for frameworks that mask on their own
+        (TorchRL's masked distributions, Tianshou's Q-values) or use one head alone."""
+        h = self.features(obs)
+        return self.policy(h), self.value(h)
+
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``(B, A)`` and values ``(B,)``; ``mask`` is bool or 0/1."""
-        h = self.trunk(obs / self.obs_scale)
+        h = self.features(obs)
         logits = self.policy(h)
         logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
         return logits, self.value(h).squeeze(-1)

@@ -99,12 +99,12 @@ from cf_env.engine import (
     RulesConfig,
     action_to_string,
 )
+from cf_env.engine.scoring import REWARD_MODES, round_reward, win_reward
 from cf_env.observation import ObservationEncoder
 from cf_env.render import render_ansi, render_rgb
 
 __all__ = ["REWARD_MODES", "RESET_OPTIONS", "AgentNameError", "ResetNeededError", "env", "raw_env"]
 
-REWARD_MODES = ("win", "points", "relative")
 ILLEGAL_MODES = ("terminate", "raise")
 RESET_OPTIONS = ("deals",)
 
@@ -216,9 +216,14 @@ class raw_env(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         deals = reset_deals(options)
-        self._reset_game(Game(self.config, seed=np.random.default_rng(seed), deals=deals))
+        self.reset_to_game(Game(self.config, seed=np.random.default_rng(seed), deals=deals))
 
-    def _reset_game(self, game: Game) -> None:
+    def reset_to_game(self, game: Game) -> None:
+        """Start the env on ``game`` (a new :class:`~cf_env.engine.Game` of this env's rules, as
+        ``reset`` would deal it): for wrappers that deal with a generator of their own, such as
+        the Gymnasium env, and for starting from a replayed position."""
+        if not isinstance(game, Game) or game.config != self.config:
+            raise ConfigError(f"reset_to_game needs a Game of this env's rules {self.config}")
         self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -283,7 +288,7 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if type(action) is not int or action < 0 or not (game._legal >> action) & 1:
+        if type(action) is not int or action < 0 or not (game.legal_bits >> action) & 1:
             if action is None or not game.is_legal(action):
                 self._illegal(agent, action)
                 return
@@ -297,13 +302,13 @@ class raw_env(AECEnv, EzPickle):
         rounds = game.apply(action)
         if rounds != self._rounds_seen:
             self._on_round_end(rounds)
-        if game._over:
+        if game.is_over:
             self.terminations = {a: True for a in self.agents}
             self._mask = None
             self._deads_step_first()
         else:
-            agent = self.agent_selection = self.possible_agents[game._cur]
-            mask = self._mask = self.encoder.mask(game._legal)
+            agent = self.agent_selection = self.possible_agents[game.current_player]
+            mask = self._mask = self.encoder.mask(game.legal_bits)
             self.infos[agent]["action_mask"] = mask
         if self.render_mode == "human":
             self.render()
@@ -339,20 +344,16 @@ class raw_env(AECEnv, EzPickle):
         """Rewards and infos for every round that ended since the last call (usually one; a
         1-tile hand or an instantly blocked layout can end several in one step)."""
         game = self.game
-        scores = game._round_scores
+        scores = game.round_scores
         for a in self.agents:
             self.infos[a]["round_scores"] = [list(s) for s in scores]
         n = len(self.possible_agents)
+        mode = REWARD_MODES.index(self.reward_mode)
         rewards = [0.0] * n
-        for r in range(self._rounds_seen, rounds):
-            pts = scores[r]
-            if self.reward_mode == "points":
-                for p in range(n):
-                    rewards[p] += -pts[p] / self.points_scale
-            elif self.reward_mode == "relative":
-                total = sum(pts)
-                for p in range(n):
-                    rewards[p] += ((total - pts[p]) / (n - 1) - pts[p]) / self.points_scale
+        for pts in scores[self._rounds_seen:rounds]:
+            total = sum(pts)
+            for p in range(n):
+                rewards[p] += round_reward(pts[p], total, n, mode, self.points_scale)
         self._rounds_seen = rounds
         if game.is_over:
             winners = game.winners
@@ -360,9 +361,8 @@ class raw_env(AECEnv, EzPickle):
                 self.infos[a]["totals"] = game.totals
                 self.infos[a]["winners"] = [self.possible_agents[p] for p in winners]
             if self.reward_mode == "win":
-                share = 1.0 / len(winners)
                 for p in range(n):
-                    rewards[p] += (share if p in winners else 0.0) - 1.0 / n
+                    rewards[p] += win_reward(p in winners, len(winners), n)
         if self.reward_mode != "win" or game.is_over:
             for p, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[p]

@@ -115,7 +115,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.seat = int(self.np_random.integers(self.aec.config.num_players))
-        self.aec._reset_game(Game(self.aec.config, seed=self.np_random, deals=deals))
+        self.aec.reset_to_game(Game(self.aec.config, seed=self.np_random, deals=deals))
         self._play_opponents()
         self._over = self.aec.game.is_over
         return self._result()

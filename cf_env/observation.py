@@ -20,7 +20,7 @@ block              shape        content
 ``hand_sizes``     (n,) [4]     tiles in each hand, observer first, then clockwise
 ``boneyard``       (1,)         tiles left in the boneyard
 ``round``          (2,)         [0-based round index, rounds left after this one]
-``scores``         (n,) [4]     cumulative points so far / 100, observer first
+``scores``         (n,) [4]     cumulative points so far / ``SCORE_SCALE`` (100), observer first
 =================  ===========  =================================================================
 
 The first six blocks are 0/1 flags, the rest are counts. :meth:`ObservationEncoder.bounds` gives
@@ -52,13 +52,15 @@ from typing import Dict
 import numba
 import numpy as np
 
-from cf_env.engine import Game, RulesConfig, Tile, action_table
+from cf_env.engine import Game, Role, RulesConfig, Tile, action_table
 
-__all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_SCALE"]
+__all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_FACTOR", "SCORE_SCALE"]
 
 OBSERVATION_VERSION = 1
-SCORE_SCALE = 100.0  # scores are divided by this (the encoder multiplies by 0.01)
+SCORE_SCALE = 100.0  # the ``scores`` block holds points / SCORE_SCALE
+SCORE_FACTOR = 1.0 / SCORE_SCALE  # what the encoders multiply by (0.01 exactly as the literal: 1/100 rounds to it)
 _MASK_CACHE_SIZE = 1 << 16
+_ARM = int(Role.ARM)
 _U32 = next(code for code in "IL" if array(code).itemsize == 4)  # the array typecode of a uint32
 
 
@@ -78,7 +80,7 @@ def _encode_kernel(buf: bytes, gather: np.ndarray, flag_bytes: int, size: int, n
     for i in range(num_totals):
         b = q + 4 * i
         v = np.int64(buf[b]) | np.int64(buf[b + 1]) << 8 | np.int64(buf[b + 2]) << 16 | np.int64(buf[b + 3]) << 24
-        out[size - num_totals + i] = v * 0.01  # float64 product, rounded once to float32 (as numpy would)
+        out[size - num_totals + i] = v * SCORE_FACTOR  # float64 product, rounded once to float32 (as numpy would)
     return out
 
 
@@ -148,7 +150,7 @@ class ObservationEncoder:
             "hand_sizes": t - (n - 1) * h,
             "boneyard": t - n * h,
             "round": rounds - 1,
-            "scores": np.float32(rounds * (set_pips + cfg.double_blank_points) * 0.01),  # as encode() rounds
+            "scores": np.float32(rounds * (set_pips + cfg.double_blank_points) * SCORE_FACTOR),  # as encode() rounds
         }
         for name, value in per_block.items():
             high[self.slices[name]] = value
@@ -174,14 +176,14 @@ class ObservationEncoder:
     def encode(self, game: Game, seat: int) -> np.ndarray:
         """The observation of ``seat`` (its own hand, everything public)."""
         w = self._w
-        flags = game._hands[seat] | game._played << w
-        if game._cur == seat and game._drawn >= 0 and not game._over:
-            flags |= self._table.tile_bits[game._drawn] << (2 * w)
-        pend = game._pend
+        (hands, played, current, drawn, pend, pend_val, pend_role, unmatched, ends, counts, bone, r,
+         totals) = game.state_view()
+        flags = hands[seat] | played << w
+        if current == seat and drawn >= 0:
+            flags |= self._table.tile_bits[drawn] << (2 * w)
         if pend:
-            flags |= 1 << (self._pv_off + game._pend_val)
-            flags |= 1 << (self._pk_off + (0 if game._pend_role == 1 else 1))
-        unmatched = game._unmatched
+            flags |= 1 << (self._pv_off + pend_val)
+            flags |= 1 << (self._pk_off + (0 if pend_role == _ARM else 1))
         off = self._um_off
         k = self._k
         for p in self._opponents[seat]:
@@ -189,11 +191,9 @@ class ObservationEncoder:
             off += k
         # one bytes object for the numba kernel: flag bits, then the counts (every count fits a byte:
         # the largest set, double-18, has 190 tiles), then the totals as uint32
-        counts = game._counts
-        r = game._round
-        buf = (flags.to_bytes(self._flag_bytes, "little") + bytes(game._ends) + bytes((pend,))
-               + bytes(counts[seat:] + counts[:seat]) + bytes((len(game._bone), r, self._rounds - r - 1))
-               + array(_U32, game._totals[seat:] + game._totals[:seat]).tobytes())
+        buf = (flags.to_bytes(self._flag_bytes, "little") + bytes(ends) + bytes((pend,))
+               + bytes(counts[seat:] + counts[:seat]) + bytes((bone, r, self._rounds - r - 1))
+               + array(_U32, totals[seat:] + totals[:seat]).tobytes())
         return _encode_kernel(buf, self._gather, self._flag_bytes, self.size, self._n)
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:

@@ -31,7 +31,7 @@ scalar engine.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -41,15 +41,16 @@ try:
 except ImportError:  # pragma: no cover - numba is a core dependency; keep a readable error
     numba = None
 
-from cf_env.engine import IllegalActionError, RulesConfig, Tile, action_table, validate_deals
+from cf_env.engine import IllegalActionError, Role, RulesConfig, action_table, scoring, validate_deals
 from cf_env.engine.errors import ConfigError
-from cf_env.observation import ObservationEncoder
+from cf_env.engine.game import TOES_PER_DOUBLE
+from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
+from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
 __all__ = ["VectorGame", "random_legal_actions"]
 
-_REWARD_CODES = {"win": 0, "points": 1, "relative": 2}
 MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision before the rules are refused
-_ARM, _TOE = 1, 4
+ROLE_ARM, ROLE_TOE = int(Role.ARM), int(Role.TOE)
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -58,37 +59,108 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     return np.argmax(noise * mask, axis=1)
 
 
+class State(NamedTuple):
+    """The batched games' arrays, first axis the game ``b`` (``VectorGame`` keeps them as attributes)."""
+
+    hand: np.ndarray  #: (B, n, T) uint8, 1 where seat p holds tile t
+    count: np.ndarray  #: (B, n) tiles in each hand
+    bone: np.ndarray  #: (B, T) this round's deal: hands in seat order, then the boneyard top first
+    bone_pos: np.ndarray  #: (B,) index in ``bone`` of the boneyard's top tile
+    played: np.ndarray  #: (B, T) uint8, 1 where a tile is on this round's layout
+    ends: np.ndarray  #: (B, K) free open ends showing each pip value
+    pend: np.ndarray  #: (B,) forced slots still empty (R9 arms, R10 toes)
+    pend_val: np.ndarray  #: (B,) the value they need
+    pend_role: np.ndarray  #: (B,) ``Role.ARM`` or ``Role.TOE``
+    cur: np.ndarray  #: (B,) seat to decide; -1 while a void game waits for a new deal
+    drawn: np.ndarray  #: (B,) tile just drawn and playable (R12), -1 if none
+    unmatched: np.ndarray  #: (B, n) bitmask of values each seat could not match (R17)
+    rnd: np.ndarray  #: (B,) round index
+    totals: np.ndarray  #: (B, n) points so far
+    round_scores: np.ndarray  #: (B, rounds, n)
+    legal: np.ndarray  #: (B, A) uint8 legal actions of ``cur``
+    deals: np.ndarray  #: (B, rounds, T) this game's deals
+    next_deals: np.ndarray  #: (B, rounds, T) the next game's deals
+    need_deals: np.ndarray  #: (B,) uint8, 1 once ``next_deals`` was used and must be refilled
+    done: np.ndarray  #: (B,) uint8, 1 where a game ended on this step
+    final_totals: np.ndarray  #: (B, n) totals of the game that ended
+    final_winners: np.ndarray  #: (B, n) uint8 winners (R16) of the game that ended
+    rewards: np.ndarray  #: (B, n) float64 rewards of this step
+    reset_rewards: np.ndarray  #: (B, n) float64 rewards of rounds that ended while a new game was set up
+
+
+class Consts(NamedTuple):
+    """One rules configuration, as the kernels read it."""
+
+    n: int  #: players
+    k: int  #: max_pip + 1
+    t_count: int  #: tiles in the set
+    h: int  #: hand size
+    rounds: int
+    arms: int  #: centre arms (R9)
+    until: bool  #: draw_rule == "until_playable" (R12)
+    dbp: int  #: double_blank_points (R15)
+    reward_code: int  #: index in ``scoring.REWARD_MODES``
+    scale: float  #: points_scale
+    max_pip: int
+    tile_lo: np.ndarray  #: (T,) low pip of each tile (the action table's)
+    tile_hi: np.ndarray  #: (T,) high pip of each tile
+    tile_of_action: np.ndarray  #: (K*K,) tile index of each play
+
+
+class Offsets(NamedTuple):
+    """Where each observation block starts (:class:`cf_env.observation.ObservationEncoder`)."""
+
+    hand: int
+    layout: int
+    drawn: int
+    pending_value: int
+    pending_kind: int
+    unmatched: int
+    open_ends: int
+    pending_count: int
+    hand_sizes: int
+    boneyard: int
+    round: int
+    scores: int
+
+
 if numba is not None:
+    # the rules' formulas, compiled from the one plain-Python copy in cf_env.engine.scoring
+    _tile_points = njit(cache=True, inline="always")(scoring.tile_points)
+    _r16_keys = njit(cache=True)(scoring.r16_keys)
+    _winner_flags = njit(cache=True)(scoring.winner_flags)
+    _round_reward = njit(cache=True, inline="always")(scoring.round_reward)
+    _win_reward = njit(cache=True, inline="always")(scoring.win_reward)
 
     @njit(cache=True, inline="always")
-    def _open_values(ends, pend, pend_val, b):
-        if pend[b] > 0:
-            return np.int64(1) << pend_val[b]
+    def _open_values(s, b):
+        if s.pend[b] > 0:
+            return np.int64(1) << s.pend_val[b]
         vals = np.int64(0)
-        for v in range(ends.shape[1]):
-            if ends[b, v] > 0:
+        for v in range(s.ends.shape[1]):
+            if s.ends[b, v] > 0:
                 vals |= np.int64(1) << v
         return vals
 
     @njit(cache=True)
-    def _plays_of(hand, b, p, vals, tile_lo, tile_hi, k, legal, write):
+    def _plays_of(s, c, b, p, vals, write):
         """Mark in ``legal[b]`` (when ``write``) every play of ``p``'s hand on the values in
         ``vals``; return whether there is one."""
         found = False
-        for t in range(tile_lo.shape[0]):
-            if hand[b, p, t]:
-                lo = tile_lo[t]
-                hi = tile_hi[t]
+        for t in range(c.t_count):
+            if s.hand[b, p, t]:
+                lo = c.tile_lo[t]
+                hi = c.tile_hi[t]
                 if (vals >> lo) & 1:
                     found = True
                     if write:
-                        legal[b, lo * k + hi] = 1
+                        s.legal[b, lo * c.k + hi] = 1
                     else:
                         return True
                 if lo != hi and (vals >> hi) & 1:
                     found = True
                     if write:
-                        legal[b, hi * k + lo] = 1
+                        s.legal[b, hi * c.k + lo] = 1
                     else:
                         return True
         return found
@@ -97,28 +169,25 @@ if numba is not None:
     def _start_round(b, s, c):
         """R4-R7 for game ``b``: deal round ``rnd[b]``, find and place the starting double.
         Returns the first player to decide, or -1 when the holder went out placing it."""
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
-        (n, k, t_count, h, rounds, arms, until, dbp, reward_code, scale, max_pip, tile_lo, tile_hi,
-         tile_of_action) = c
-        r = rnd[b]
+        n, h = c.n, c.h
+        hand, count = s.hand, s.count
+        r = s.rnd[b]
         for p in range(n):
-            for t in range(t_count):
+            for t in range(c.t_count):
                 hand[b, p, t] = 0
             count[b, p] = h
-            unmatched[b, p] = 0
-        for t in range(t_count):
-            played[b, t] = 0
-            bone[b, t] = deals[b, r, t]
-        for v in range(k):
-            ends[b, v] = 0
+            s.unmatched[b, p] = 0
+        for t in range(c.t_count):
+            s.played[b, t] = 0
+            s.bone[b, t] = s.deals[b, r, t]
+        for v in range(c.k):
+            s.ends[b, v] = 0
         for i in range(n):
             for j in range(h):
-                hand[b, i, deals[b, r, i * h + j]] = 1
-        bone_pos[b] = n * h
-        drawn[b] = -1
-        start = max_pip - r
+                hand[b, i, s.deals[b, r, i * h + j]] = 1
+        s.bone_pos[b] = n * h
+        s.drawn[b] = -1
+        start = c.max_pip - r
         st = start * (start + 1) // 2 + start
         holder = -1
         for p in range(n):
@@ -127,9 +196,9 @@ if numba is not None:
                 break
         if holder < 0:  # R6: draw in turn from the dealer's left until someone draws it
             p = (r % n + 1) % n
-            while bone_pos[b] < t_count:  # the double is in the boneyard, so this ends by its last tile
-                t = bone[b, bone_pos[b]]
-                bone_pos[b] += 1
+            while s.bone_pos[b] < c.t_count:  # the double is in the boneyard, so this ends by its last tile
+                t = s.bone[b, s.bone_pos[b]]
+                s.bone_pos[b] += 1
                 hand[b, p, t] = 1
                 count[b, p] += 1
                 if t == st:
@@ -138,10 +207,10 @@ if numba is not None:
                 p = (p + 1) % n
         hand[b, holder, st] = 0
         count[b, holder] -= 1
-        played[b, st] = 1
-        pend[b] = arms  # R9
-        pend_val[b] = start
-        pend_role[b] = 1
+        s.played[b, st] = 1
+        s.pend[b] = c.arms  # R9
+        s.pend_val[b] = start
+        s.pend_role[b] = ROLE_ARM
         if count[b, holder] == 0:
             return -1
         return (holder + 1) % n
@@ -150,164 +219,124 @@ if numba is not None:
     def _finish_round(b, s, c, rew, record):
         """R14-R16: score the round into ``rew[b]``; return True when the game is over (its result
         goes to ``final_totals`` / ``final_winners`` only when ``record``)."""
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
-        (n, k, t_count, h, rounds, arms, until, dbp, reward_code, scale, max_pip, tile_lo, tile_hi,
-         tile_of_action) = c
-        r = rnd[b]
+        n = c.n
+        r = s.rnd[b]
         total = 0
         for p in range(n):
             pts = 0
-            for t in range(t_count):
-                if hand[b, p, t]:
-                    if t == 0:
-                        pts += dbp
-                    else:
-                        pts += tile_lo[t] + tile_hi[t]
-            rscores[b, r, p] = pts
-            totals[b, p] += pts
+            for t in range(c.t_count):
+                if s.hand[b, p, t]:
+                    pts += _tile_points(c.tile_lo[t], c.tile_hi[t], c.dbp)
+            s.round_scores[b, r, p] = pts
+            s.totals[b, p] += pts
             total += pts
         for p in range(n):
-            pts = rscores[b, r, p]
-            if reward_code == 1:
-                rew[b, p] += -pts / scale
-            elif reward_code == 2:
-                rew[b, p] += ((total - pts) / (n - 1) - pts) / scale
-        if r + 1 < rounds:
-            rnd[b] = r + 1
+            rew[b, p] += _round_reward(s.round_scores[b, r, p], total, n, c.reward_code, c.scale)
+        if r + 1 < c.rounds:
+            s.rnd[b] = r + 1
             return False
         if not record:
             return True
-        # R16: lowest total; most zero rounds; lowest non-zero round; ties share
+        totals = np.zeros(n, np.int64)
         zeros = np.zeros(n, np.int64)
-        low = np.full(n, 1 << 60, np.int64)
+        lowest = np.zeros(n, np.int64)
+        _r16_keys(s.round_scores[b], n, c.rounds, totals, zeros, lowest)
+        nwin = _winner_flags(totals, zeros, lowest, n, s.final_winners[b])
         for p in range(n):
-            for q in range(rounds):
-                v = rscores[b, q, p]
-                if v == 0:
-                    zeros[p] += 1
-                elif v < low[p]:
-                    low[p] = v
-        best = 0
-        for p in range(1, n):
-            if (totals[b, p] < totals[b, best] or (totals[b, p] == totals[b, best] and (
-                    zeros[p] > zeros[best] or (zeros[p] == zeros[best] and low[p] < low[best])))):
-                best = p
-        nwin = 0
-        for p in range(n):
-            win = totals[b, p] == totals[b, best] and zeros[p] == zeros[best] and low[p] == low[best]
-            final_winners[b, p] = 1 if win else 0
-            final_totals[b, p] = totals[b, p]
-            if win:
-                nwin += 1
-        if reward_code == 0:
-            for p in range(n):
-                share = 1.0 / nwin if final_winners[b, p] else 0.0
-                rew[b, p] += share - 1.0 / n
+            s.final_totals[b, p] = s.totals[b, p]
+            if c.reward_code == REWARD_WIN:
+                rew[b, p] += _win_reward(s.final_winners[b, p] == 1, nwin, n)
         return True
 
     @njit(cache=True)
     def _new_game(b, s, c):
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
-        n = c[0]
-        rounds = c[4]
-        for r in range(rounds):
-            for t in range(deals.shape[2]):
-                deals[b, r, t] = next_deals[b, r, t]
-            for p in range(n):
-                rscores[b, r, p] = 0
-        for p in range(n):
-            totals[b, p] = 0
-        rnd[b] = 0
-        need_deals[b] = 1
+        for r in range(c.rounds):
+            for t in range(s.deals.shape[2]):
+                s.deals[b, r, t] = s.next_deals[b, r, t]
+            for p in range(c.n):
+                s.round_scores[b, r, p] = 0
+        for p in range(c.n):
+            s.totals[b, p] = 0
+        s.rnd[b] = 0
+        s.need_deals[b] = 1
 
     @njit(cache=True)
     def _advance(b, q, s, c, in_reset):
         """Hand the decision to ``q`` (or end the round when ``q`` is -1 / nobody can play),
         starting rounds and games as needed; fills ``legal[b]``."""
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
-        (n, k, t_count, h, rounds, arms, until, dbp, reward_code, scale, max_pip, tile_lo, tile_hi,
-         tile_of_action) = c
-        kk = k * k
+        legal = s.legal
+        kk = c.k * c.k
         setting_up = in_reset
         # each pass ends a round or breaks; at most the rounds of this game and of one new game
-        for _ in range(2 * rounds + 1):
+        for _ in range(2 * c.rounds + 1):
             if q >= 0:
                 for a in range(legal.shape[1]):
                     legal[b, a] = 0
-                vals = _open_values(ends, pend, pend_val, b)
-                if _plays_of(hand, b, q, vals, tile_lo, tile_hi, k, legal, True):
+                vals = _open_values(s, b)
+                if _plays_of(s, c, b, q, vals, True):
                     break
-                if bone_pos[b] < t_count:  # R12
+                if s.bone_pos[b] < c.t_count:  # R12
                     legal[b, kk] = 1
                     break
                 blocked = True  # R13 pass unless nobody can play (R14)
-                for p in range(n):
-                    if _plays_of(hand, b, p, vals, tile_lo, tile_hi, k, legal, False):
+                for p in range(c.n):
+                    if _plays_of(s, c, b, p, vals, False):
                         blocked = False
                         break
                 if not blocked:
                     legal[b, kk + 1] = 1
                     break
-            over = _finish_round(b, s, c, reset_rewards if setting_up else rewards, not setting_up)
+            over = _finish_round(b, s, c, s.reset_rewards if setting_up else s.rewards, not setting_up)
             if over:
                 if setting_up:  # a new game ended before its first decision: void, to be dealt again
-                    for p in range(n):
-                        reset_rewards[b, p] = 0.0
-                    cur[b] = -1
-                    drawn[b] = -1
+                    for p in range(c.n):
+                        s.reset_rewards[b, p] = 0.0
+                    s.cur[b] = -1
+                    s.drawn[b] = -1
                     return
-                done[b] = 1
+                s.done[b] = 1
                 _new_game(b, s, c)
                 setting_up = True
             q = _start_round(b, s, c)
-        cur[b] = q
-        drawn[b] = -1
+        s.cur[b] = q
+        s.drawn[b] = -1
 
     @njit(cache=True)
     def _apply(b, a, s, c):
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
-        (n, k, t_count, h, rounds, arms, until, dbp, reward_code, scale, max_pip, tile_lo, tile_hi,
-         tile_of_action) = c
+        k, n = c.k, c.n
         kk = k * k
-        p = cur[b]
+        legal = s.legal
+        p = s.cur[b]
         if a < kk:  # R8-R10
             m = a // k
             x = a % k
-            t = tile_of_action[a]
-            hand[b, p, t] = 0
-            played[b, t] = 1
-            if pend[b] > 0:
-                pend[b] -= 1
+            t = c.tile_of_action[a]
+            s.hand[b, p, t] = 0
+            s.played[b, t] = 1
+            if s.pend[b] > 0:
+                s.pend[b] -= 1
             else:
-                ends[b, m] -= 1
+                s.ends[b, m] -= 1
                 if m == x:
-                    pend[b] = 3
-                    pend_val[b] = m
-                    pend_role[b] = 4
+                    s.pend[b] = TOES_PER_DOUBLE
+                    s.pend_val[b] = m
+                    s.pend_role[b] = ROLE_TOE
             if m != x:
-                ends[b, x] += 1
-            count[b, p] -= 1
-            if count[b, p] == 0:
+                s.ends[b, x] += 1
+            s.count[b, p] -= 1
+            if s.count[b, p] == 0:
                 _advance(b, -1, s, c, False)
             else:
                 _advance(b, (p + 1) % n, s, c, False)
         elif a == kk:  # R12 draw
-            t = bone[b, bone_pos[b]]
-            bone_pos[b] += 1
-            hand[b, p, t] = 1
-            count[b, p] += 1
-            vals = _open_values(ends, pend, pend_val, b)
-            unmatched[b, p] = vals
-            lo = tile_lo[t]
-            hi = tile_hi[t]
+            t = s.bone[b, s.bone_pos[b]]
+            s.bone_pos[b] += 1
+            s.hand[b, p, t] = 1
+            s.count[b, p] += 1
+            vals = _open_values(s, b)
+            s.unmatched[b, p] = vals
+            lo = c.tile_lo[t]
+            hi = c.tile_hi[t]
             if ((vals >> lo) & 1) or ((vals >> hi) & 1):
                 for i in range(legal.shape[1]):
                     legal[b, i] = 0
@@ -316,59 +345,63 @@ if numba is not None:
                 if (vals >> hi) & 1:
                     legal[b, hi * k + lo] = 1
                 legal[b, kk + 1] = 1
-                drawn[b] = t
-            elif until and bone_pos[b] < t_count:
+                s.drawn[b] = t
+            elif c.until and s.bone_pos[b] < c.t_count:
                 for i in range(legal.shape[1]):
                     legal[b, i] = 0
                 legal[b, kk] = 1
             else:
                 _advance(b, (p + 1) % n, s, c, False)
         else:  # pass: keep the drawn tile (R12) or nothing to play (R13)
-            if drawn[b] < 0:
-                unmatched[b, p] = _open_values(ends, pend, pend_val, b)
+            if s.drawn[b] < 0:
+                s.unmatched[b, p] = _open_values(s, b)
             _advance(b, (p + 1) % n, s, c, False)
 
     @njit(cache=True)
     def _write_obs(b, s, c, o, obs):
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
-        (n, k, t_count, h, rounds, arms, until, dbp, reward_code, scale, max_pip, tile_lo, tile_hi,
-         tile_of_action) = c
-        (o_hand, o_layout, o_drawn, o_pv, o_pk, o_um, o_ends, o_pc, o_hs, o_bone, o_round, o_scores) = o
-        seat = cur[b]
+        n, k = c.n, c.k
+        seat = s.cur[b]
         row = obs[b]
         for i in range(row.shape[0]):
             row[i] = 0.0
-        for t in range(t_count):
-            row[o_hand + t] = hand[b, seat, t]
-            row[o_layout + t] = played[b, t]
-        if drawn[b] >= 0:
-            row[o_drawn + drawn[b]] = 1.0
-        if pend[b] > 0:
-            row[o_pv + pend_val[b]] = 1.0
-            row[o_pk + (0 if pend_role[b] == 1 else 1)] = 1.0
-            row[o_pc] = pend[b]
+        for t in range(c.t_count):
+            row[o.hand + t] = s.hand[b, seat, t]
+            row[o.layout + t] = s.played[b, t]
+        if s.drawn[b] >= 0:
+            row[o.drawn + s.drawn[b]] = 1.0
+        if s.pend[b] > 0:
+            row[o.pending_value + s.pend_val[b]] = 1.0
+            row[o.pending_kind + (0 if s.pend_role[b] == ROLE_ARM else 1)] = 1.0
+            row[o.pending_count] = s.pend[b]
         for i in range(1, n):
-            um = unmatched[b, (seat + i) % n]
+            um = s.unmatched[b, (seat + i) % n]
             for v in range(k):
                 if (um >> v) & 1:
-                    row[o_um + (i - 1) * k + v] = 1.0
+                    row[o.unmatched + (i - 1) * k + v] = 1.0
         for v in range(k):
-            row[o_ends + v] = ends[b, v]
+            row[o.open_ends + v] = s.ends[b, v]
         for i in range(n):
             p = (seat + i) % n
-            row[o_hs + i] = count[b, p]
-            row[o_scores + i] = totals[b, p] * 0.01
-        row[o_bone] = t_count - bone_pos[b]
-        row[o_round] = rnd[b]
-        row[o_round + 1] = rounds - rnd[b] - 1
+            row[o.hand_sizes + i] = s.count[b, p]
+            row[o.scores + i] = s.totals[b, p] * SCORE_FACTOR
+        row[o.boneyard] = c.t_count - s.bone_pos[b]
+        row[o.round] = s.rnd[b]
+        row[o.round + 1] = c.rounds - s.rnd[b] - 1
+
+    @njit(cache=True)
+    def _publish(b, s, c, o, obs, mask, seat):
+        """Write game ``b``'s observation, mask and seat (unless it waits for a new deal, cur -1)."""
+        seat[b] = s.cur[b]
+        if s.cur[b] >= 0:
+            _write_obs(b, s, c, o, obs)
+            for a in range(s.legal.shape[1]):
+                mask[b, a] = s.legal[b, a]
 
     @njit(cache=True, parallel=True)
     def _step_kernel(actions, s, c, o, obs, mask, seat):
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
+        # arrays are taken out of the NamedTuple before the parallel loop: numba's parfor pass lost
+        # writes made through the tuple's attributes inside prange (rewards were left unzeroed)
+        done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
         for b in prange(actions.shape[0]):
             done[b] = 0
             need_deals[b] = 0
@@ -377,18 +410,6 @@ if numba is not None:
                 reset_rewards[b, p] = 0.0
             _apply(b, actions[b], s, c)
             _publish(b, s, c, o, obs, mask, seat)
-
-    @njit(cache=True)
-    def _publish(b, s, c, o, obs, mask, seat):
-        """Write game ``b``'s observation, mask and seat (unless it waits for a new deal, cur -1)."""
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
-        seat[b] = cur[b]
-        if cur[b] >= 0:
-            _write_obs(b, s, c, o, obs)
-            for a in range(legal.shape[1]):
-                mask[b, a] = legal[b, a]
 
     @njit(cache=True, parallel=True)
     def _redeal_kernel(games, s, c, o, obs, mask, seat):
@@ -402,9 +423,8 @@ if numba is not None:
 
     @njit(cache=True, parallel=True)
     def _reset_kernel(s, c, o, obs, mask, seat):
-        (hand, count, bone, bone_pos, played, ends, pend, pend_val, pend_role, cur, drawn, unmatched,
-         rnd, totals, rscores, legal, deals, next_deals, need_deals, done, final_totals, final_winners,
-         rewards, reset_rewards) = s
+        done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals  # outside prange: see _step_kernel
+        rewards, reset_rewards = s.rewards, s.reset_rewards
         for b in prange(obs.shape[0]):
             done[b] = 0
             need_deals[b] = 0
@@ -428,8 +448,8 @@ class VectorGame:
         cfg = config if config is not None else RulesConfig()
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ConfigError(f"num_games must be a positive int, got {num_games!r}")
-        if reward not in _REWARD_CODES:
-            raise ConfigError(f"reward must be one of {tuple(_REWARD_CODES)}, got {reward!r}")
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if isinstance(points_scale, bool) or not isinstance(points_scale, (int, float)) or points_scale <= 0:
             raise ConfigError(f"points_scale must be a positive number, got {points_scale!r}")
         self.config = cfg
@@ -442,17 +462,14 @@ class VectorGame:
         self.num_actions = table.num_actions
         self.obs_size = self.encoder.size
         self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        tiles = [Tile.from_index(i) for i in range(t)]
-        self._consts = (
-            n, k, t, cfg.hand_size, cfg.rounds, cfg.center_arms, cfg.draw_rule == "until_playable",
-            cfg.double_blank_points, _REWARD_CODES[reward], self.points_scale, cfg.max_pip,
-            np.array([x.low for x in tiles], dtype=np.int64), np.array([x.high for x in tiles], dtype=np.int64),
-            np.array(table.action_tile, dtype=np.int64),
+        self._consts = Consts(
+            n=n, k=k, t_count=t, h=cfg.hand_size, rounds=cfg.rounds, arms=cfg.center_arms,
+            until=cfg.draw_rule == "until_playable", dbp=cfg.double_blank_points,
+            reward_code=REWARD_MODES.index(reward), scale=self.points_scale, max_pip=cfg.max_pip,
+            tile_lo=np.array(table.tile_low, dtype=np.int64), tile_hi=np.array(table.tile_high, dtype=np.int64),
+            tile_of_action=np.array(table.action_tile, dtype=np.int64),
         )
-        sl = self.encoder.slices
-        self._offsets = tuple(sl[name].start for name in (
-            "hand", "layout", "drawn", "pending_value", "pending_kind", "unmatched", "open_ends", "pending_count",
-            "hand_sizes", "boneyard", "round", "scores"))
+        self._offsets = Offsets(**{name: self.encoder.slices[name].start for name in Offsets._fields})
         r = cfg.rounds
         self.hand = np.zeros((b, n, t), np.uint8)
         self.count = np.zeros((b, n), np.int64)
@@ -482,14 +499,8 @@ class VectorGame:
         self._mask = np.zeros((b, self.num_actions), np.int8)
         self._seat = np.zeros(b, np.int64)
         self.void_games = np.zeros(b, np.int64)
+        self._state = State(**{name: getattr(self, name) for name in State._fields})  # the same arrays, named
         self._ready = False
-
-    @property
-    def _state(self) -> tuple:
-        return (self.hand, self.count, self.bone, self.bone_pos, self.played, self.ends, self.pend, self.pend_val,
-                self.pend_role, self.cur, self.drawn, self.unmatched, self.rnd, self.totals, self.round_scores,
-                self.legal, self.deals, self.next_deals, self.need_deals, self.done, self.final_totals,
-                self.final_winners, self.rewards, self.reset_rewards)
 
     def _shuffled(self, count: int) -> np.ndarray:
         t = self.config.num_tiles

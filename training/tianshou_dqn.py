@@ -41,7 +41,7 @@ class QNetwork(nn.Module):
 
     def forward(self, obs: Any, state: Any = None, info: Any = None) -> tuple[torch.Tensor, Any]:
         x = torch.as_tensor(np.asarray(obs), dtype=torch.float32)
-        return self.net.policy(self.net.trunk(x / self.net.obs_scale)), state
+        return self.net.heads(x)[0], state
 
 
 def make_env(rules: RulesConfig, opponents: list[str], illegal_action: str = "raise") -> TianshouObservation:

@@ -49,7 +49,7 @@ class _Head(nn.Module):
         self.head = head
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        h = self.net.trunk(obs / self.net.obs_scale)
+        h = self.net.features(obs)
         return self.net.policy(h) if self.head == "policy" else self.net.value(h)
 
 

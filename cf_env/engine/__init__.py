@@ -29,6 +29,7 @@ from cf_env.engine.errors import (
     IllegalActionError,
     RecordError,
 )
+from cf_env.engine import scoring
 from cf_env.engine.game import (
     RECORD_VERSION,
     Event,
@@ -38,6 +39,7 @@ from cf_env.engine.game import (
     Placement,
     Role,
     RoundEnd,
+    StateView,
     validate_deals,
     winners_of,
 )
@@ -45,7 +47,7 @@ from cf_env.engine.game import (
 __all__ = [
     "ActionParseError", "ActionTable", "ChickenFootError", "ConfigError", "DRAW_RULES", "DealError",
     "Event", "EventKind", "Game", "GameOverError", "IllegalActionError", "Move", "Pending",
-    "Placement", "RECORD_VERSION", "RecordError", "Role", "RoundEnd", "RulesConfig", "Tile",
+    "Placement", "RECORD_VERSION", "RecordError", "Role", "RoundEnd", "RulesConfig", "StateView", "Tile",
     "action_table", "action_to_string", "num_tiles", "string_to_action", "tile_index",
     "validate_deals", "winners_of",
 ]

@@ -180,7 +180,7 @@ class ActionTable:
     __slots__ = (
         "max_pip", "k", "num_actions", "num_tiles", "draw", "pass_", "draw_bit", "pass_bit",
         "match", "expose", "action_tile", "is_canonical", "tile_bits", "action_tile_bits",
-        "row_bits", "tile_pips", "tile_low", "tile_high", "strings", "ids",
+        "row_bits", "tile_low", "tile_high", "strings",
     )
 
     def __init__(self, max_pip: int) -> None:
@@ -199,14 +199,12 @@ class ActionTable:
         self.is_canonical = tuple(a // k <= a % k for a in range(k * k))
         self.tile_low = tuple(Tile.from_index(t).low for t in range(self.num_tiles))
         self.tile_high = tuple(Tile.from_index(t).high for t in range(self.num_tiles))
-        self.tile_pips = tuple(lo + hi for lo, hi in zip(self.tile_low, self.tile_high))
         self.tile_bits = tuple(
             (1 << (lo * k + hi)) | (1 << (hi * k + lo)) for lo, hi in zip(self.tile_low, self.tile_high)
         )
         self.action_tile_bits = tuple(self.tile_bits[t] for t in self.action_tile)
         self.row_bits = tuple(((1 << k) - 1) << (v * k) for v in range(k))
         self.strings = tuple(f"{a // k}>{a % k}" for a in range(k * k)) + ("draw", "pass")
-        self.ids = {s: a for a, s in enumerate(self.strings)}
 
     def check(self, action: int) -> None:
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < self.num_actions:

@@ -35,6 +35,7 @@ import numpy as np
 from cf_env.engine.actions import Tile, action_table
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import DealError, GameOverError, IllegalActionError, RecordError
+from cf_env.engine.scoring import r16_keys, tile_points, winner_flags
 
 __all__ = [
     "Event",
@@ -45,6 +46,7 @@ __all__ = [
     "Role",
     "RoundEnd",
     "RECORD_VERSION",
+    "StateView",
     "validate_deals",
     "winners_of",
 ]
@@ -102,6 +104,26 @@ class Placement(NamedTuple):
     player: int
 
 
+class StateView(NamedTuple):
+    """Read-only references to a game's live state, handed over in one call for the observation
+    encoder's hot path (:meth:`Game.state_view`). It holds hidden information (every hand, the
+    boneyard size): the encoder picks what a seat may see. Do not mutate the lists."""
+
+    hands: list  #: per seat, the hand as action bits
+    played: int  #: tiles on this round's layout, as action bits
+    current: int  #: the seat to decide; -1 once the game is over
+    drawn: int  #: tile index the current player just drew and may play or keep (R12); -1 if none
+    pending: int  #: forced slots still empty (R9 arms, R10 toes); 0 when play is free
+    pending_value: int  #: the pip value the forced slots need
+    pending_role: int  #: ``Role.ARM`` or ``Role.TOE`` while ``pending``
+    unmatched: list  #: per seat, bitmask of the values it could not match (R17)
+    open_ends: list  #: per pip value, free open ends showing it
+    hand_sizes: list  #: per seat
+    boneyard_size: int
+    round_index: int
+    totals: list  #: per seat, points so far
+
+
 class Pending(NamedTuple):
     """Forced slots that must be filled before anything else (R9 centre arms, R10 toes)."""
 
@@ -112,8 +134,24 @@ class Pending(NamedTuple):
 
 # Event packing: kind | player << 3 | payload << 11 | round << 21 (payload: action, tile or reason).
 _EV_PLAYER, _EV_PAYLOAD, _EV_ROUND = 3, 11, 21
-# Layout packing: match | expose << 5 | (parent + 1) << 10 | (arm + 1) << 18 | role << 22 | player << 25.
+# A layout entry packs one Placement into an int: match, expose, parent + 1, arm + 1, role, player,
+# each at its offset (parent and arm are stored + 1 so that the centre's -1 packs as 0).
+_L_EXPOSE, _L_PARENT, _L_ARM, _L_ROLE, _L_PLAYER = 5, 10, 18, 22, 25
+_PIP_MASK, _PARENT_MASK, _ARM_MASK, _ROLE_MASK = 31, 255, 15, 7
+
+
+def _pack_placement(match: int, expose: int, parent: int, arm: int, role: int, player: int) -> int:
+    return (match | expose << _L_EXPOSE | (parent + 1) << _L_PARENT | (arm + 1) << _L_ARM | role << _L_ROLE
+            | player << _L_PLAYER)
+
+
+def _unpack_placement(entry: int) -> "Placement":
+    return Placement(entry & _PIP_MASK, entry >> _L_EXPOSE & _PIP_MASK, (entry >> _L_PARENT & _PARENT_MASK) - 1,
+                     (entry >> _L_ARM & _ARM_MASK) - 1, Role(entry >> _L_ROLE & _ROLE_MASK), entry >> _L_PLAYER)
+
+
 _NO_CUR = -1
+TOES_PER_DOUBLE = 3  #: R10: the toe slots a double opens
 _ARM, _LINE, _DOUBLE, _TOE = int(Role.ARM), int(Role.LINE), int(Role.DOUBLE), int(Role.TOE)
 _PLAY, _DRAW, _PASS = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind.PASS)
 
@@ -179,18 +217,12 @@ def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tup
 
 
 def winners_of(round_scores: Sequence[Sequence[int]]) -> list[int]:
-    """R16: the lowest total wins; ties go to the most rounds scored at zero, then to the lowest
-    non-zero single-round score; players still tied share the win. Returns sorted seats."""
+    """R16 (:func:`cf_env.engine.scoring.winner_flags`) over every round given: sorted seats."""
     n = len(round_scores[0])
-
-    def key(p: int) -> tuple[int, int, float]:
-        mine = [rs[p] for rs in round_scores]
-        nonzero = [s for s in mine if s]
-        return (sum(mine), -mine.count(0), min(nonzero) if nonzero else float("inf"))
-
-    keys = [key(p) for p in range(n)]
-    best = min(keys)
-    return [p for p in range(n) if keys[p] == best]
+    totals, zeros, lowest, flags = [0] * n, [0] * n, [0] * n, [0] * n
+    r16_keys(round_scores, n, len(round_scores), totals, zeros, lowest)
+    winner_flags(totals, zeros, lowest, n, flags)
+    return [p for p in range(n) if flags[p]]
 
 
 def _deal_to_json(hands: Sequence[Sequence[int]], bone_top_first: Sequence[int]) -> dict[str, Any]:
@@ -307,7 +339,7 @@ class Game:
         self._hands[holder] &= ~sbits
         self._counts[holder] -= 1
         self._played = sbits
-        self._layout.append(start | start << 5 | Role.CENTER << 22 | holder << 25)
+        self._layout.append(_pack_placement(start, start, -1, -1, Role.CENTER, holder))
         ev.append(EventKind.START | holder << _EV_PLAYER | start_tile << _EV_PAYLOAD | rtag)
         # R9: every play goes onto an empty centre arm until all of them hold a tile.
         self._pend = cfg.center_arms
@@ -355,17 +387,9 @@ class Game:
         """R14/R15: score the hands, log the end, and decide the game after the last round."""
         t = self._t
         reason, out = self._round_ends[-1]
-        blank_bits = t.tile_bits[0]
-        pips = t.tile_pips
+        low, high = t.tile_low, t.tile_high
         dbp = self.config.double_blank_points
-        scores = []
-        for h in self._hands:
-            s = 0
-            for tile in t.bits_to_tiles(h):
-                s += pips[tile]
-            if h & blank_bits:
-                s += dbp
-            scores.append(s)
+        scores = [sum(tile_points(low[tile], high[tile], dbp) for tile in t.bits_to_tiles(h)) for h in self._hands]
         self._round_scores.append(scores)
         for p, s in enumerate(scores):
             self._totals[p] += s
@@ -387,92 +411,101 @@ class Game:
             GameOverError: the game has ended.
         """
         a = action if type(action) is int else self._coerce(action)
-        legal = self._legal
-        if a < 0 or not (legal >> a) & 1:
+        if a < 0 or not (self._legal >> a) & 1:
             self._reject(a)
-        p = self._cur
-        t = self._t
         if a < self._draw:
-            # ---- play a tile (R8-R10)
-            bits = t.action_tile_bits[a]
-            hands = self._hands
-            hands[p] &= ~bits
-            self._played |= bits
-            m = t.match[a]
-            x = t.expose[a]
-            layout = self._layout
-            node = len(layout)
-            ends = self._ends
-            pend = self._pend
-            if pend:  # a forced centre arm (R9) or toe (R10)
-                parent = self._pend_parent
-                role = self._pend_role
-                arm = (self._arms - pend) if role == _ARM else (layout[parent] >> 18 & 15) - 1
-                pend -= 1
-                self._pend = pend
-            else:  # any open end showing m; the canonical one is the one open longest
-                parent = self._end_nodes[m].pop(0)
-                arm = (layout[parent] >> 18 & 15) - 1
-                ends[m] -= 1
-                if not ends[m]:
-                    self._free_open ^= t.row_bits[m]
-                    self._vals ^= 1 << m
-                role = _LINE
-                if m == x:  # R10: a double closes the end and opens three toes
-                    role = _DOUBLE
-                    pend = self._pend = 3
-                    self._pend_val = m
-                    self._pend_parent = node
-                    self._pend_role = _TOE
-            layout.append(m | x << 5 | (parent + 1) << 10 | (arm + 1) << 18 | role << 22 | p << 25)
-            if role != _DOUBLE:
-                if not ends[x]:
-                    self._free_open |= t.row_bits[x]
-                    self._vals |= 1 << x
-                ends[x] += 1
-                self._end_nodes[x].append(node)
-            op = self._open = t.row_bits[self._pend_val] if pend else self._free_open
-            self._events.append(_PLAY | p << _EV_PLAYER | a << _EV_PAYLOAD | self._rtag)
-            counts = self._counts
-            counts[p] -= 1
-            if not counts[p]:
-                self._round_ends.append((RoundEnd.DOMINO, p))
-                self._advance(-1)
-            else:
-                q = p + 1
-                if q == self._n:
-                    q = 0
-                legal = hands[q] & op
-                if legal:  # the common case, inlined
-                    self._cur = q
-                    self._legal = legal
-                    self._drawn = -1
-                else:
-                    self._advance(q)
+            self._play(self._cur, a)
         elif a == self._draw:
-            # ---- R12: draw one tile
-            tile = self._bone.pop()
-            tbits = t.tile_bits[tile]
-            self._hands[p] |= tbits
-            self._counts[p] += 1
-            self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
-            self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._rtag)
-            plays = tbits & self._open
-            if plays:  # play it now, or keep it (PASS)
-                self._legal = plays | self._pass_bit
-                self._drawn = tile
-            elif self._until and self._bone:  # house rule: keep drawing
-                self._legal = self._draw_bit
-            else:
-                self._advance((p + 1) % self._n)
+            self._draw_one(self._cur)
         else:
-            # ---- PASS: keep the drawn tile (R12) or nothing to do with an empty boneyard (R13)
-            if self._drawn < 0:
-                self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
-            kept = self._drawn >= 0  # R17: logged, but shown only to the drawer (see events())
-            self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._rtag)
-            self._advance((p + 1) % self._n)
+            self._pass_turn(self._cur)
         return len(self._round_scores)
+
+    def _play(self, p: int, a: int) -> None:
+        """R8-R10: player ``p`` plays action ``a``'s tile; then the next player's turn (R14 if out)."""
+        t = self._t
+        bits = t.action_tile_bits[a]
+        hands = self._hands
+        hands[p] &= ~bits
+        self._played |= bits
+        m = t.match[a]
+        x = t.expose[a]
+        layout = self._layout
+        node = len(layout)
+        ends = self._ends
+        pend = self._pend
+        if pend:  # a forced centre arm (R9) or toe (R10)
+            parent = self._pend_parent
+            role = self._pend_role
+            arm = (self._arms - pend) if role == _ARM else (layout[parent] >> _L_ARM & _ARM_MASK) - 1
+            pend -= 1
+            self._pend = pend
+        else:  # any open end showing m; the canonical one is the one open longest
+            parent = self._end_nodes[m].pop(0)
+            arm = (layout[parent] >> _L_ARM & _ARM_MASK) - 1
+            ends[m] -= 1
+            if not ends[m]:
+                self._free_open ^= t.row_bits[m]
+                self._vals ^= 1 << m
+            role = _LINE
+            if m == x:  # R10: a double closes the end and opens three toes
+                role = _DOUBLE
+                pend = self._pend = TOES_PER_DOUBLE
+                self._pend_val = m
+                self._pend_parent = node
+                self._pend_role = _TOE
+        layout.append(_pack_placement(m, x, parent, arm, role, p))
+        if role != _DOUBLE:
+            if not ends[x]:
+                self._free_open |= t.row_bits[x]
+                self._vals |= 1 << x
+            ends[x] += 1
+            self._end_nodes[x].append(node)
+        op = self._open = t.row_bits[self._pend_val] if pend else self._free_open
+        self._events.append(_PLAY | p << _EV_PLAYER | a << _EV_PAYLOAD | self._rtag)
+        counts = self._counts
+        counts[p] -= 1
+        if not counts[p]:
+            self._round_ends.append((RoundEnd.DOMINO, p))
+            self._advance(-1)
+            return
+        q = p + 1
+        if q == self._n:
+            q = 0
+        legal = hands[q] & op
+        if legal:  # the common case, inlined
+            self._cur = q
+            self._legal = legal
+            self._drawn = -1
+        else:
+            self._advance(q)
+
+    def _draw_one(self, p: int) -> None:
+        """R12: player ``p`` draws; a playable tile may be played or kept, else the turn ends (or,
+        under ``until_playable``, ``p`` draws again while the boneyard lasts)."""
+        t = self._t
+        tile = self._bone.pop()
+        tbits = t.tile_bits[tile]
+        self._hands[p] |= tbits
+        self._counts[p] += 1
+        self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+        self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._rtag)
+        plays = tbits & self._open
+        if plays:  # play it now, or keep it (PASS)
+            self._legal = plays | self._pass_bit
+            self._drawn = tile
+        elif self._until and self._bone:  # house rule: keep drawing
+            self._legal = self._draw_bit
+        else:
+            self._advance((p + 1) % self._n)
+
+    def _pass_turn(self, p: int) -> None:
+        """PASS: ``p`` keeps the tile just drawn (R12) or has nothing to play with an empty boneyard (R13)."""
+        kept = self._drawn >= 0
+        if not kept:
+            self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+        self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._rtag)  # R17: see events()
+        self._advance((p + 1) % self._n)
 
     def _coerce(self, action: Any) -> int:
         try:
@@ -539,6 +572,12 @@ class Game:
     def dealer(self) -> int:
         """Dealer of this round (R6): ``round_index mod num_players``."""
         return self._round % self._n
+
+    def state_view(self) -> StateView:
+        """The live state in one read (see :class:`StateView`)."""
+        return StateView(self._hands, self._played, self._cur, -1 if self._over else self._drawn, self._pend,
+                         self._pend_val, self._pend_role, self._unmatched, self._ends, self._counts, len(self._bone),
+                         self._round, self._totals)
 
     def hand(self, player: int) -> list[Tile]:
         """The tiles in ``player``'s hand, sorted."""
@@ -613,11 +652,7 @@ class Game:
 
     def layout(self) -> list[Placement]:
         """Every tile on this round's layout, in the order played; index 0 is the centre double."""
-        out = []
-        for v in self._layout:
-            out.append(Placement(v & 31, v >> 5 & 31, (v >> 10 & 255) - 1, (v >> 18 & 15) - 1,
-                                 Role(v >> 22 & 7), v >> 25))
-        return out
+        return [_unpack_placement(v) for v in self._layout]
 
     def open_end_nodes(self) -> list[list[int]]:
         """For each pip value, the layout indices whose free end shows it (oldest first)."""

@@ -4,8 +4,13 @@ Each module imports its framework at import time, so import only the one you use
 
 - :mod:`cf_env.integrations.rllib` — RLlib's ``MultiAgentEnv`` (new API stack), extra ``rllib``.
 - :mod:`cf_env.integrations.tianshou` — Tianshou 2.x's PettingZoo env, extra ``tianshou``.
-- :mod:`cf_env.integrations.torchrl` — TorchRL's ``PettingZooWrapper`` set up for turn-based masks,
-  extra ``torchrl``.
+
+TorchRL needs no adapter either: ``training/torchrl_ppo.py`` wraps ``raw_env`` in TorchRL's own
+``PettingZooWrapper`` (one group, acting-seat mask), extra ``torchrl``. Each framework's pieces:
+RLlib — env here, masking RLModule in :mod:`agents.rllib_module` (it reads this adapter's
+``OBS_KEY``/``MASK_KEY``), script ``training/rllib_ppo.py``; Tianshou — adapter here, script
+``training/tianshou_dqn.py``; TorchRL and SB3 — scripts ``training/torchrl_ppo.py`` and
+``training/sb3_maskable_ppo.py``.
 
 Stable-Baselines3 needs no adapter: ``ChickenFootSingleEnv`` (``gymnasium.make("ChickenFoot-v0")``)
 already has sb3-contrib's ``action_masks()``.

@@ -183,7 +183,12 @@ def test_masked_logits_use_the_dtype_minimum():
 
 
 def test_zoo_listing():
-    assert isinstance(agents.zoo_names(), list)
+    shipped = sorted(p.stem for p in agents.ZOO_DIR.glob("*.pt"))
+    assert shipped and agents.zoo_names() == shipped
+    assert {"strong-2p", "strong-4p"} <= set(agents.zoo_names())
+    assert agents.zoo_path("strong-4p") == agents.ZOO_DIR / "strong-4p.pt"
+    with pytest.raises(agents.AgentSpecError, match="available: .*strong-4p"):
+        agents.zoo_path("nope")
 
 
 def test_batched_acting_matches_single_acting():
