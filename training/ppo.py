@@ -1,17 +1,17 @@
 """Self-play PPO for Chicken Foot with action masking and an opponent pool.
 
-Reads top to bottom like CleanRL's ``ppo.py`` (plus masking and turn-based credit):
+Reads top to bottom like CleanRL's ``ppo.py`` (plus masking and turn-based credit): the
+:class:`Trainer` builds everything in ``__init__`` (seeding, the model and optimiser, the
+opponent pool, the collector of its backend, the transition buffer; a checkpoint to resume), and
+:meth:`Trainer.run` is the loop:
 
-1. config and seeding; a TensorBoard writer with the config as a table;
-2. (optional) behaviour cloning of the heuristic agent as a warm start;
-3. the loop: collect a rollout over ``num_envs`` games in lockstep, compute GAE per agent
-   stream, run the PPO epochs, log, evaluate, snapshot into the pool, checkpoint.
-
-Turn-based credit: each learner seat of each game is its own trajectory. A transition is the
-seat's decision; every reward that reaches the seat before its next decision (round ends caused by
-other players, the game's end) is added to that transition, and the game's end closes every
-seat's last transition as terminal. GAE runs along each seat's own transitions. A transition
-whose next decision has not come yet when a rollout ends waits for the next rollout.
+1. a TensorBoard writer with the config as a table;
+2. the warm start: ``init_checkpoint`` weights, or behaviour cloning of the heuristic
+   (:mod:`training.bc`);
+3. per update: collect a rollout over ``num_envs`` games in lockstep (:mod:`training.collectors`),
+   GAE along each seat's own transitions (:mod:`training.trajectories`), the PPO epochs
+   (:meth:`Trainer.learn`), logging, evaluation, a snapshot into the pool (:mod:`training.pool`),
+   a checkpoint.
 
 Usage: ``chickenfoot train --config configs/default.yaml [--resume]``.
 """
@@ -23,130 +23,25 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 import torch
 from torch import nn
 
-from agents import Agent, act_batch, load, zoo_path
+from agents import zoo_path
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
-from cf_env import ObservationEncoder, RulesConfig, raw_env
-from cf_env.vector import VectorGame
+from cf_env import ObservationEncoder, RulesConfig
+from training.bc import behaviour_clone
+from training.collectors import AecCollector, VectorCollector
 from training.config import PPOConfig, TrainConfigError
 from training.evaluate import evaluate
+from training.pool import OpponentPool
+from training.trajectories import Trajectories
 
-__all__ = ["RunExistsError", "Trainer", "train"]
-
-LEARNER = None  # marks a seat played by the policy being trained
-
-
-# ------------------------------------------------------------------------------ trajectories
-
-@dataclass
-class Trajectories:
-    """Learner transitions of one rollout, plus those still waiting for their next decision.
-
-    Rows are appended in decision order into growing arrays; ``pending[env, seat]`` is the row of
-    that seat's open transition (-1 when none). Every method takes arrays of ``(env, seat)`` keys,
-    one row per key; each key appears at most once per call.
-    """
-
-    num_envs: int
-    num_players: int
-    obs_dim: int
-    num_actions: int
-    size: int = 0
-
-    def __post_init__(self) -> None:
-        self.pending = np.full((self.num_envs, self.num_players), -1, dtype=np.int64)
-        self._allocate(1024)
-
-    def _allocate(self, capacity: int) -> None:
-        """(Re)allocate every column for ``capacity`` rows, keeping the filled ones; rows past
-        ``size`` always hold the column's fill value."""
-        widths = {"obs": self.obs_dim, "mask": self.num_actions}
-        for name, (dtype, fill) in _COLUMNS.items():
-            column = np.full((capacity, *([widths[name]] if name in widths else [])), fill, dtype=dtype)
-            if hasattr(self, name):
-                column[: self.size] = getattr(self, name)[: self.size]
-            setattr(self, name, column)
-
-    def open(self, envs: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray,
-             logp: np.ndarray, value: np.ndarray) -> None:
-        """Start the transitions of these keys' new decisions, closing each key's previous one."""
-        k = len(envs)
-        if self.size + k > len(self.obs):
-            self._allocate(max(2 * len(self.obs), self.size + k))
-        rows = np.arange(self.size, self.size + k)
-        prev = self.pending[envs, seats]
-        had = prev >= 0
-        self.next_value[prev[had]] = value[had]
-        self.next_index[prev[had]] = rows[had]
-        self.closed[prev[had]] = True
-        end = self.size + k
-        self.obs[self.size:end], self.mask[self.size:end], self.action[self.size:end] = obs, mask, action
-        self.logp[self.size:end], self.value[self.size:end] = logp, value
-        self.pending[envs, seats] = rows
-        self.size = end
-
-    def credit(self, envs: np.ndarray, seats: np.ndarray, rewards: np.ndarray) -> None:
-        """Add rewards to these keys' open transitions (a key with none has nothing to credit)."""
-        rows = self.pending[envs, seats]
-        has = rows >= 0
-        self.reward[rows[has]] += rewards[has]
-
-    def terminate(self, envs: np.ndarray, seats: np.ndarray) -> None:
-        """The game ended: these keys' open transitions are terminal."""
-        rows = self.pending[envs, seats]
-        rows = rows[rows >= 0]
-        self.done[rows] = True
-        self.closed[rows] = True
-        self.pending[envs, seats] = -1
-
-    def gae(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Indices of the closed transitions, their advantages and returns."""
-        n = self.size
-        adv = _gae(self.reward[:n], self.value[:n], self.next_value[:n], self.next_index[:n], self.done[:n],
-                   self.closed[:n], gamma, lam)
-        idx = np.flatnonzero(self.closed[:n])
-        return idx, adv[idx], adv[idx] + self.value[idx]
-
-    def carry_over(self) -> "Trajectories":
-        """A new buffer holding only the transitions still open."""
-        new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions)
-        envs, seats = np.nonzero(self.pending >= 0)
-        rows = self.pending[envs, seats]
-        new.open(envs, seats, self.obs[rows], self.mask[rows], self.action[rows], self.logp[rows], self.value[rows])
-        new.reward[: len(rows)] = self.reward[rows]
-        return new
-
-
-# column -> (dtype, fill); next_index is the same seat's next transition, closed = next value known (or terminal)
-_COLUMNS = {"obs": (np.float32, 0.0), "mask": (bool, False), "action": (np.int64, 0), "logp": (np.float32, 0.0),
-            "value": (np.float32, 0.0), "reward": (np.float32, 0.0), "done": (bool, False),
-            "next_value": (np.float32, 0.0), "next_index": (np.int64, -1), "closed": (bool, False)}
-
-
-@numba.njit(cache=True)
-def _gae(reward, value, next_value, next_index, done, closed, gamma, lam):  # pragma: no cover - compiled
-    """Advantages along each seat's own transitions (the next one is ``next_index``), newest first."""
-    n = reward.shape[0]
-    adv = np.zeros(n, dtype=np.float32)
-    for i in range(n - 1, -1, -1):
-        if not closed[i]:
-            continue
-        nonterminal = 0.0 if done[i] else 1.0
-        delta = reward[i] + gamma * next_value[i] * nonterminal - value[i]
-        j = next_index[i]
-        following = adv[j] if j >= 0 and closed[j] else 0.0
-        adv[i] = delta + gamma * lam * nonterminal * following
-    return adv
-
+__all__ = ["RunExistsError", "Trainer", "Trajectories", "train"]
 
 # ------------------------------------------------------------------------------ the trainer
 
@@ -176,12 +71,14 @@ class Trainer:
         self.env_steps = 0  # every decision of every seat
         self.update = 0
         self.train_seconds = 0.0
-        self.pool: list[str] = list(cfg.pool_baselines)  # specs; snapshots are checkpoint paths
         self.last_eval: dict[str, float] = {}
+        # --- opponents, games and the learner's transitions
+        self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
         if resume:
             self._resume()
-        self.pool_agents: dict[str, Agent] = {}
-        self.writer = None
+        backend = VectorCollector if cfg.backend == "vector" else AecCollector
+        self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng)
+        self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions)
 
     # -------------------------------------------------------------- checkpoints
 
@@ -191,7 +88,7 @@ class Trainer:
             payload["optimizer"] = self.optimizer.state_dict()
             payload["trainer_state"] = {
                 "env_steps": self.env_steps, "update": self.update, "train_seconds": self.train_seconds,
-                "pool": self.pool, "last_eval": self.last_eval,
+                "pool": self.pool.specs, "last_eval": self.last_eval,
                 "numpy_rng": _jsonable(self.rng.bit_generator.state),
                 "torch_rng": self.torch_gen.get_state(), "torch_global_rng": torch.get_rng_state(),
             }
@@ -233,7 +130,7 @@ class Trainer:
         self.env_steps = int(state["env_steps"])
         self.update = int(state["update"])
         self.train_seconds = float(state["train_seconds"])
-        self.pool = list(state["pool"])
+        self.pool.specs = list(state["pool"])
         self.last_eval = dict(state["last_eval"])
         self.rng.bit_generator.state = state["numpy_rng"]
         self.torch_gen.set_state(state["torch_rng"])
@@ -252,140 +149,6 @@ class Trainer:
         actions = (cdf < u).sum(dim=1).clamp_max_(probs.shape[1] - 1)
         logp = torch.log(probs.gather(1, actions[:, None]).squeeze(1).clamp_min(1e-12))
         return actions.numpy(), logp.numpy(), values.numpy()
-
-    def _opponent(self, spec: str) -> Agent:
-        if spec not in self.pool_agents:
-            self.pool_agents[spec] = load(spec, self.rules)
-        return self.pool_agents[spec]
-
-    def _draw_lineup(self) -> list[str | None]:
-        """Who sits where in a new game: every seat the learner (``None``) with probability
-        ``self_play_prob``, else one learner seat and pool specs drawn uniformly for the others."""
-        n = self.rules.num_players
-        if self.rng.random() < self.cfg.self_play_prob:
-            return [LEARNER] * n
-        learner = int(self.rng.integers(n))
-        return [LEARNER if s == learner else self.pool[int(self.rng.integers(len(self.pool)))] for s in range(n)]
-
-    def _new_game(self, i: int) -> None:
-        """Deal a new game in env ``i`` and choose who sits where."""
-        self.envs[i].reset(seed=int(self.rng.integers(2**63)))
-        self.seats[i] = [LEARNER if spec is LEARNER else self._opponent(spec) for spec in self._draw_lineup()]
-        self._advance(i)
-
-    def _credit_rewards(self, i: int) -> None:
-        env = self.envs[i]
-        seats = np.array([s for s, who in enumerate(self.seats[i]) if who is LEARNER])
-        rewards = np.array([env.rewards.get(env.possible_agents[s], 0.0) for s in seats], dtype=np.float32)
-        self.buffer.credit(np.full(len(seats), i), seats, rewards)
-
-    def _advance(self, i: int) -> None:
-        """Let opponents move until a learner seat must decide; start a new game at the end."""
-        env = self.envs[i]
-        game = env.game
-        while True:
-            if game.is_over:
-                self._finish_game(i)
-                return
-            who = self.seats[i][game.current_player]
-            if who is LEARNER:
-                return
-            obs = env.observe(env.agent_selection)
-            env.step(who.act(obs, self.rng))
-            self.env_steps += 1
-            self._credit_rewards(i)
-
-    def _finish_game(self, i: int) -> None:
-        game = self.envs[i].game
-        for seat, who in enumerate(self.seats[i]):
-            if who is LEARNER:
-                self.buffer.terminate(np.array([i]), np.array([seat]))
-        if any(who is not LEARNER for who in self.seats[i]):
-            seat = next(s for s, who in enumerate(self.seats[i]) if who is LEARNER)
-            self.episode_wins.append((1.0 / len(game.winners)) if seat in game.winners else 0.0)
-            self.episode_points.append(game.totals[seat])
-        self._new_game(i)
-
-    def collect(self) -> None:
-        """One rollout: ``rollout_steps`` batched policy decisions over every env."""
-        for _ in range(self.cfg.rollout_steps):
-            obs_list, mask_list = [], []
-            for env in self.envs:
-                o = env.observe(env.agent_selection)
-                obs_list.append(o["observation"])
-                mask_list.append(o["action_mask"])
-            obs = np.stack(obs_list)
-            mask = np.stack(mask_list).astype(bool)
-            actions, logps, values = self._policy(obs, mask)
-            seats = np.array([env.game.current_player for env in self.envs])
-            self.buffer.open(np.arange(len(self.envs)), seats, obs, mask, actions, logps, values)
-            for i, env in enumerate(self.envs):
-                env.step(int(actions[i]))
-                self.env_steps += 1
-                self.global_step += 1
-                self._credit_rewards(i)
-                self._advance(i)
-
-    # -------------------------------------------------------------- collection on the batched engine
-
-    def _vector_lineup(self, b: int) -> None:
-        """Choose who sits where in game ``b`` of the batched engine (it has just been dealt).
-        ``seat_code[b, s]`` is 0 for the learner, else the code of a pool agent (``coded_agents``)."""
-        for s, spec in enumerate(self._draw_lineup()):
-            if spec is LEARNER:
-                self.seat_code[b, s] = 0
-                continue
-            if spec not in self.spec_codes:
-                self.spec_codes[spec] = code = 1 + max(self.coded_agents, default=0)
-                self.coded_agents[code] = self._opponent(spec)
-            self.seat_code[b, s] = self.spec_codes[spec]
-
-    def _forget_unseated(self) -> None:
-        """Let go of snapshots that left the pool once no game seats them any more."""
-        seated = set(np.unique(self.seat_code).tolist())
-        for spec, code in list(self.spec_codes.items()):
-            if spec not in self.pool and code not in seated:
-                del self.spec_codes[spec], self.coded_agents[code]
-
-    def collect_vector(self) -> None:
-        """One rollout on :class:`cf_env.vector.VectorGame`: every step is one decision in every
-        game; the policy decides for learner seats, pool agents (batched) for the others."""
-        vg = self.vg
-        games = np.arange(vg.num_games)
-        learner_seat = self.seat_code == 0  # (B, n)
-        for _ in range(self.cfg.rollout_steps):
-            obs, mask, seat = self.v_obs, self.v_mask, self.v_seat
-            decider = self.seat_code[games, seat]
-            actions = np.empty(vg.num_games, dtype=np.int64)
-            for code in np.unique(decider).tolist():
-                if code:
-                    rows = np.flatnonzero(decider == code)
-                    actions[rows] = act_batch(self.coded_agents[code], obs[rows], mask[rows], self.rng)
-            learner_rows = np.flatnonzero(decider == 0)
-            if learner_rows.size:
-                l_obs = obs[learner_rows]
-                l_mask = mask[learner_rows].astype(bool)
-                acts, logps, values = self._policy(l_obs, l_mask)
-                actions[learner_rows] = acts
-                self.buffer.open(learner_rows, seat[learner_rows], l_obs, l_mask, acts, logps, values)
-            obs, mask, seat, rewards, done = vg.step(actions)
-            self.v_obs, self.v_mask, self.v_seat = obs, mask, seat
-            self.global_step += int(learner_rows.size)
-            self.env_steps += vg.num_games
-            credited = learner_seat & (rewards != 0)
-            if credited.any():
-                envs, seats = np.nonzero(credited)
-                self.buffer.credit(envs, seats, rewards[envs, seats].astype(np.float32))
-            for b in np.flatnonzero(done).tolist():
-                seats = np.flatnonzero(learner_seat[b])
-                self.buffer.terminate(np.full(len(seats), b), seats)
-                if len(seats) < self.rules.num_players:  # a game against the pool: record how it went
-                    s_ = int(seats[0])
-                    wins = vg.final_winners[b]
-                    self.episode_wins.append((1.0 / wins.sum()) if wins[s_] else 0.0)
-                    self.episode_points.append(int(vg.final_totals[b, s_]))
-                self._vector_lineup(b)
-                learner_seat[b] = self.seat_code[b] == 0
 
     # -------------------------------------------------------------- learning
 
@@ -436,66 +199,6 @@ class Trainer:
         out["batch"] = float(n)
         return out
 
-    # -------------------------------------------------------------- warm start
-
-    def behaviour_clone(self) -> dict[str, float]:
-        """Imitate the heuristic agent (policy) and fit its discounted returns (value)."""
-        from tqdm.auto import tqdm
-
-        cfg = self.cfg
-        teacher = load("heuristic", self.rules)
-        env = raw_env(**self.rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
-        obs_l, mask_l, act_l, ret_l = [], [], [], []
-        for _ in tqdm(range(cfg.bc_games), desc="bc data", unit="game", disable=not self.progress, leave=False):
-            env.reset(seed=int(self.rng.integers(2**63)))
-            game = env.game
-            per_seat: dict[int, list[int]] = {s: [] for s in range(self.rules.num_players)}
-            rewards: list[float] = []
-            while not game.is_over:
-                seat = game.current_player
-                o = env.observe(env.agent_selection)
-                a = teacher.act(o, self.rng)
-                per_seat[seat].append(len(obs_l))
-                obs_l.append(o["observation"])
-                mask_l.append(o["action_mask"].astype(bool))
-                act_l.append(a)
-                ret_l.append(0.0)
-                rewards.append(0.0)
-                env.step(a)
-                self.env_steps += 1
-                for s, idxs in per_seat.items():
-                    if idxs:
-                        ret_l[idxs[-1]] += env.rewards[env.possible_agents[s]]
-            for idxs in per_seat.values():  # discounted returns along each seat's decisions
-                g = 0.0
-                for k in reversed(idxs):
-                    g = ret_l[k] + cfg.gamma * g
-                    ret_l[k] = g
-        obs = torch.from_numpy(np.stack(obs_l))
-        mask = torch.from_numpy(np.stack(mask_l))
-        act = torch.tensor(act_l)
-        ret = torch.tensor(ret_l, dtype=torch.float32)
-        n = len(act_l)
-        mb = 1024
-        ce_hist = []
-        for _ in range(cfg.bc_epochs):
-            perm = torch.randperm(n, generator=self.torch_gen)
-            for start in range(0, n, mb):
-                j = perm[start:start + mb]
-                logits, value = self.model(obs[j], mask[j])
-                ce = nn.functional.cross_entropy(logits, act[j])
-                v = 0.5 * ((value - ret[j]) ** 2).mean()
-                loss = ce + cfg.vf_coef * v
-                self.optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
-                ce_hist.append(ce.item())
-        with torch.no_grad():
-            logits, _ = self.model(obs[:20000], mask[:20000])
-            agree = float((logits.argmax(-1) == act[:20000]).float().mean())
-        return {"bc_samples": float(n), "bc_cross_entropy": float(np.mean(ce_hist[-10:])), "bc_agreement": agree}
-
     # -------------------------------------------------------------- evaluation
 
     def evaluate_now(self) -> dict[str, float]:
@@ -504,9 +207,9 @@ class Trainer:
         agent = TorchAgent(self.model, self.rules, name="policy")
         out = {}
         for opp in self.cfg.eval_opponents:
-            lineup = [agent] + [self._opponent(opp)] * (self.rules.num_players - 1)
+            lineup = [agent] + [self.pool.agent(opp)] * (self.rules.num_players - 1)
             report = evaluate(lineup, self.rules, deal_sets=self.cfg.eval_deal_sets, seed=12345, progress=False,
-                              agents_by_spec={opp: self._opponent(opp)})
+                              agents_by_spec={opp: self.pool.agent(opp)})
             out[f"win_rate_vs_{opp}"] = report.results[0].win_rate
         self.model.train()
         return out
@@ -514,15 +217,8 @@ class Trainer:
     def snapshot(self) -> None:
         path = self.run_dir / "pool" / f"update_{self.update:06d}.pt"
         save_checkpoint(path, self._payload(with_optimizer=False))
-        self.pool.append(str(path))
-        snapshots = [p for p in self.pool if p not in self.cfg.pool_baselines]
-        if len(snapshots) > self.cfg.pool_size:
-            self.pool.remove(snapshots[0])
-            self.pool_agents.pop(snapshots[0], None)
-            if self.cfg.backend == "vector":
-                self._forget_unseated()
-            # the pool can never draw it again (seated copies live in memory): its file goes too
-            Path(snapshots[0]).unlink(missing_ok=True)
+        if self.pool.add_snapshot(str(path)) is not None:
+            self.collector.forget_unseated()
 
     # -------------------------------------------------------------- the loop
 
@@ -532,37 +228,20 @@ class Trainer:
 
         cfg = self.cfg
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.writer = writer = SummaryWriter(str(self.run_dir))
+        writer = SummaryWriter(str(self.run_dir))
         writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
             f"|{k}|{v}|" for k, v in cfg.to_dict().items()))
         if self.update == 0 and cfg.init_checkpoint:
             self.warm_start(cfg.init_checkpoint)
         elif self.update == 0 and cfg.bc_games:
             t0 = time.time()
-            bc = self.behaviour_clone()
+            bc, bc_steps = behaviour_clone(self.model, self.optimizer, self.rules, cfg, self.rng, self.torch_gen,
+                                           self.progress)
+            self.env_steps += bc_steps
             self.train_seconds += time.time() - t0
             for k, v in bc.items():
                 writer.add_scalar(f"losses/{k}", v, 0)
-        self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions)
-        self.episode_wins: list[float] = []
-        self.episode_points: list[int] = []
-        if cfg.backend == "vector":
-            self.vg = VectorGame(self.rules, num_games=cfg.num_envs, reward=cfg.reward,
-                                 points_scale=cfg.points_scale, seed=self.rng)
-            self.v_obs, self.v_mask, self.v_seat = self.vg.reset()
-            self.seat_code = np.zeros((cfg.num_envs, self.rules.num_players), dtype=np.int64)
-            self.spec_codes: dict[str, int] = {}
-            self.coded_agents: dict[int, Agent] = {}
-            for b in range(cfg.num_envs):
-                self._vector_lineup(b)
-            collect = self.collect_vector
-        else:
-            self.seats: list[list] = [[] for _ in range(cfg.num_envs)]
-            self.envs = [raw_env(**self.rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
-                         for _ in range(cfg.num_envs)]
-            for i in range(cfg.num_envs):
-                self._new_game(i)
-            collect = self.collect
+        self.collector.start()
         # the bar counts learner steps, or training seconds when the time limit will stop the run first
         by_time = bool(cfg.time_limit_minutes)
         bar_total = int(cfg.time_limit_minutes * 60) if by_time else cfg.total_steps
@@ -590,7 +269,9 @@ class Trainer:
                 frac = 1.0 - self.global_step / cfg.total_steps
                 if cfg.anneal_lr:
                     self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-                collect()
+                learner_steps, env_steps = self.collector.collect(self._policy, self.buffer, cfg.rollout_steps)
+                self.global_step += learner_steps
+                self.env_steps += env_steps
                 stats = self.learn()
                 self.update += 1
                 self.train_seconds = time.time() - start_time
@@ -602,9 +283,10 @@ class Trainer:
                 writer.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], self.global_step)
                 writer.add_scalar("charts/learner_steps_per_second", sps, self.global_step)
                 writer.add_scalar("charts/env_steps_per_second", env_sps, self.global_step)
-                if self.episode_wins:
-                    writer.add_scalar("charts/win_rate_vs_pool", float(np.mean(self.episode_wins[-200:])), self.global_step)
-                    writer.add_scalar("charts/points_vs_pool", float(np.mean(self.episode_points[-200:])), self.global_step)
+                wins, points = self.collector.episode_wins, self.collector.episode_points
+                if wins:
+                    writer.add_scalar("charts/win_rate_vs_pool", float(np.mean(wins[-200:])), self.global_step)
+                    writer.add_scalar("charts/points_vs_pool", float(np.mean(points[-200:])), self.global_step)
                 if self.update % cfg.snapshot_every == 0:
                     self.snapshot()
                 if self.update % cfg.eval_every == 0:

@@ -1,0 +1,118 @@
+"""Learner transitions for turn-based PPO: one trajectory per (game, seat), GAE along each.
+
+Each learner seat of each game is its own trajectory. A transition is the seat's decision; every
+reward that reaches the seat before its next decision (round ends caused by other players, the
+game's end) is added to that transition, and the game's end closes every seat's last transition
+as terminal. GAE runs along each seat's own transitions. A transition whose next decision has not
+come yet when a rollout ends waits for the next rollout (:meth:`Trajectories.carry_over`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+__all__ = ["Trajectories"]
+
+
+@dataclass
+class Trajectories:
+    """Learner transitions of one rollout, plus those still waiting for their next decision.
+
+    Rows are appended in decision order into growing arrays; ``pending[env, seat]`` is the row of
+    that seat's open transition (-1 when none). Every method takes arrays of ``(env, seat)`` keys,
+    one row per key; each key appears at most once per call.
+    """
+
+    num_envs: int
+    num_players: int
+    obs_dim: int
+    num_actions: int
+    size: int = 0
+
+    def __post_init__(self) -> None:
+        self.pending = np.full((self.num_envs, self.num_players), -1, dtype=np.int64)
+        self._allocate(1024)
+
+    def _allocate(self, capacity: int) -> None:
+        """(Re)allocate every column for ``capacity`` rows, keeping the filled ones; rows past
+        ``size`` always hold the column's fill value."""
+        widths = {"obs": self.obs_dim, "mask": self.num_actions}
+        for name, (dtype, fill) in _COLUMNS.items():
+            column = np.full((capacity, *([widths[name]] if name in widths else [])), fill, dtype=dtype)
+            if hasattr(self, name):
+                column[: self.size] = getattr(self, name)[: self.size]
+            setattr(self, name, column)
+
+    def open(self, envs: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray,
+             logp: np.ndarray, value: np.ndarray) -> None:
+        """Start the transitions of these keys' new decisions, closing each key's previous one."""
+        k = len(envs)
+        if self.size + k > len(self.obs):
+            self._allocate(max(2 * len(self.obs), self.size + k))
+        rows = np.arange(self.size, self.size + k)
+        prev = self.pending[envs, seats]
+        had = prev >= 0
+        self.next_value[prev[had]] = value[had]
+        self.next_index[prev[had]] = rows[had]
+        self.closed[prev[had]] = True
+        end = self.size + k
+        self.obs[self.size:end], self.mask[self.size:end], self.action[self.size:end] = obs, mask, action
+        self.logp[self.size:end], self.value[self.size:end] = logp, value
+        self.pending[envs, seats] = rows
+        self.size = end
+
+    def credit(self, envs: np.ndarray, seats: np.ndarray, rewards: np.ndarray) -> None:
+        """Add rewards to these keys' open transitions (a key with none has nothing to credit)."""
+        rows = self.pending[envs, seats]
+        has = rows >= 0
+        self.reward[rows[has]] += rewards[has]
+
+    def terminate(self, envs: np.ndarray, seats: np.ndarray) -> None:
+        """The game ended: these keys' open transitions are terminal."""
+        rows = self.pending[envs, seats]
+        rows = rows[rows >= 0]
+        self.done[rows] = True
+        self.closed[rows] = True
+        self.pending[envs, seats] = -1
+
+    def gae(self, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Indices of the closed transitions, their advantages and returns."""
+        n = self.size
+        adv = _gae(self.reward[:n], self.value[:n], self.next_value[:n], self.next_index[:n], self.done[:n],
+                   self.closed[:n], gamma, lam)
+        idx = np.flatnonzero(self.closed[:n])
+        return idx, adv[idx], adv[idx] + self.value[idx]
+
+    def carry_over(self) -> "Trajectories":
+        """A new buffer holding only the transitions still open."""
+        new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions)
+        envs, seats = np.nonzero(self.pending >= 0)
+        rows = self.pending[envs, seats]
+        new.open(envs, seats, self.obs[rows], self.mask[rows], self.action[rows], self.logp[rows], self.value[rows])
+        new.reward[: len(rows)] = self.reward[rows]
+        return new
+
+
+# column -> (dtype, fill); next_index is the same seat's next transition, closed = next value known (or terminal)
+_COLUMNS = {"obs": (np.float32, 0.0), "mask": (bool, False), "action": (np.int64, 0), "logp": (np.float32, 0.0),
+            "value": (np.float32, 0.0), "reward": (np.float32, 0.0), "done": (bool, False),
+            "next_value": (np.float32, 0.0), "next_index": (np.int64, -1), "closed": (bool, False)}
+
+
+@numba.njit(cache=True)
+def _gae(reward, value, next_value, next_index, done, closed, gamma, lam):  # pragma: no cover - compiled
+    """Advantages along each seat's own transitions (the next one is ``next_index``), newest first."""
+    n = reward.shape[0]
+    adv = np.zeros(n, dtype=np.float32)
+    for i in range(n - 1, -1, -1):
+        if not closed[i]:
+            continue
+        nonterminal = 0.0 if done[i] else 1.0
+        delta = reward[i] + gamma * next_value[i] * nonterminal - value[i]
+        j = next_index[i]
+        following = adv[j] if j >= 0 and closed[j] else 0.0
+        adv[i] = delta + gamma * lam * nonterminal * following
+    return adv
