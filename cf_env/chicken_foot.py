@@ -235,6 +235,7 @@ class raw_env(AECEnv, EzPickle):
         self._rounds_seen = 0
         self._illegal_ended = False
         self._mask = None
+        self._legal_bits = 0  # the legal actions of agent_selection, as the game's bits (set with _mask)
         if game.rounds_finished:  # rounds that ended before anyone decided (1-tile hands)
             self._on_round_end(game.rounds_finished)
         if game.is_over:  # a degenerate configuration can end before the first decision
@@ -245,10 +246,9 @@ class raw_env(AECEnv, EzPickle):
             self._set_selection()
 
     def _set_selection(self) -> None:
-        game = self.game
-        seat = game.current_player
+        seat, self._legal_bits = self.game.turn()
         self.agent_selection = self.possible_agents[seat]
-        mask = self._mask = self.encoder.mask(game.legal_bits)
+        mask = self._mask = self.encoder.mask(self._legal_bits)
         self.infos[self.agent_selection]["action_mask"] = mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -288,7 +288,7 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if type(action) is not int or action < 0 or not (game.legal_bits >> action) & 1:
+        if type(action) is not int or action < 0 or not (self._legal_bits >> action) & 1:
             if action is None or not game.is_legal(action):
                 self._illegal(agent, action)
                 return
@@ -302,13 +302,14 @@ class raw_env(AECEnv, EzPickle):
         rounds = game.apply(action)
         if rounds != self._rounds_seen:
             self._on_round_end(rounds)
-        if game.is_over:
+        seat, self._legal_bits = game.turn()
+        if seat < 0:  # the game is over
             self.terminations = {a: True for a in self.agents}
             self._mask = None
             self._deads_step_first()
         else:
-            agent = self.agent_selection = self.possible_agents[game.current_player]
-            mask = self._mask = self.encoder.mask(game.legal_bits)
+            agent = self.agent_selection = self.possible_agents[seat]
+            mask = self._mask = self.encoder.mask(self._legal_bits)
             self.infos[agent]["action_mask"] = mask
         if self.render_mode == "human":
             self.render()

@@ -46,7 +46,7 @@ boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (chec
 
 from __future__ import annotations
 
-from array import array
+import struct
 from typing import Dict
 
 import numba
@@ -61,7 +61,6 @@ SCORE_SCALE = 100.0  # the ``scores`` block holds points / SCORE_SCALE
 SCORE_FACTOR = 1.0 / SCORE_SCALE  # what the encoders multiply by (0.01 exactly as the literal: 1/100 rounds to it)
 _MASK_CACHE_SIZE = 1 << 16
 _ARM = int(Role.ARM)
-_U32 = next(code for code in "IL" if array(code).itemsize == 4)  # the array typecode of a uint32
 
 
 @numba.njit(cache=True, nogil=True)
@@ -135,6 +134,7 @@ class ObservationEncoder:
         ]).astype(np.intp)
         self._mask_bytes = (table.num_actions + 7) // 8
         self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
+        self._pack_totals = struct.Struct(f"<{n}I").pack  # the totals as little-endian uint32
         self._mask_cache: dict[int, np.ndarray] = {}
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -191,9 +191,9 @@ class ObservationEncoder:
             off += k
         # one bytes object for the numba kernel: flag bits, then the counts (every count fits a byte:
         # the largest set, double-18, has 190 tiles), then the totals as uint32
-        buf = (flags.to_bytes(self._flag_bytes, "little") + bytes(ends) + bytes((pend,))
-               + bytes(counts[seat:] + counts[:seat]) + bytes((bone, r, self._rounds - r - 1))
-               + array(_U32, totals[seat:] + totals[:seat]).tobytes())
+        buf = (flags.to_bytes(self._flag_bytes, "little")
+               + bytes((*ends, pend, *counts[seat:], *counts[:seat], bone, r, self._rounds - r - 1))
+               + self._pack_totals(*totals[seat:], *totals[:seat]))
         return _encode_kernel(buf, self._gather, self._flag_bytes, self.size, self._n)
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:

@@ -151,6 +151,7 @@ def _unpack_placement(entry: int) -> "Placement":
 
 
 _NO_CUR = -1
+_new_tuple = tuple.__new__
 TOES_PER_DOUBLE = 3  #: R10: the toe slots a double opens
 _ARM, _LINE, _DOUBLE, _TOE = int(Role.ARM), int(Role.LINE), int(Role.DOUBLE), int(Role.TOE)
 _PLAY, _DRAW, _PASS = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind.PASS)
@@ -249,7 +250,7 @@ class Game:
         "_draw_bit", "_pass_bit", "_until", "_hands", "_counts", "_bone", "_ends", "_end_nodes",
         "_free_open", "_vals", "_open", "_pend", "_pend_val", "_pend_parent", "_pend_role",
         "_layout", "_played", "_unmatched", "_cur", "_legal", "_drawn", "_round", "_round_scores",
-        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms",
+        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms", "_points",
     )
 
     def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
@@ -275,6 +276,8 @@ class Game:
         self._over = False
         self._winners: list[int] = []
         self._arms = cfg.center_arms
+        # R15 per tile, from the one scoring rule (the batched engine compiles the same function)
+        self._points = tuple(tile_points(lo, hi, cfg.double_blank_points) for lo, hi in zip(t.tile_low, t.tile_high))
         self._rtag = 0
         self._cur = _NO_CUR
         self._legal = 0
@@ -387,9 +390,8 @@ class Game:
         """R14/R15: score the hands, log the end, and decide the game after the last round."""
         t = self._t
         reason, out = self._round_ends[-1]
-        low, high = t.tile_low, t.tile_high
-        dbp = self.config.double_blank_points
-        scores = [sum(tile_points(low[tile], high[tile], dbp) for tile in t.bits_to_tiles(h)) for h in self._hands]
+        points = self._points
+        scores = [sum([points[tile] for tile in t.bits_to_tiles(h)]) for h in self._hands]
         self._round_scores.append(scores)
         for p, s in enumerate(scores):
             self._totals[p] += s
@@ -454,7 +456,9 @@ class Game:
                 self._pend_val = m
                 self._pend_parent = node
                 self._pend_role = _TOE
-        layout.append(_pack_placement(m, x, parent, arm, role, p))
+        # _pack_placement, inlined: a call costs more than the rest of this line on the per-play path
+        layout.append(m | x << _L_EXPOSE | (parent + 1) << _L_PARENT | (arm + 1) << _L_ARM | role << _L_ROLE
+                      | p << _L_PLAYER)
         if role != _DOUBLE:
             if not ends[x]:
                 self._free_open |= t.row_bits[x]
@@ -574,10 +578,16 @@ class Game:
         return self._round % self._n
 
     def state_view(self) -> StateView:
-        """The live state in one read (see :class:`StateView`)."""
-        return StateView(self._hands, self._played, self._cur, -1 if self._over else self._drawn, self._pend,
-                         self._pend_val, self._pend_role, self._unmatched, self._ends, self._counts, len(self._bone),
-                         self._round, self._totals)
+        """The live state in one read (see :class:`StateView`; built with ``tuple.__new__``, half
+        the cost of the NamedTuple's keyword-checking constructor on this per-observation path)."""
+        return _new_tuple(StateView, (
+            self._hands, self._played, self._cur, -1 if self._over else self._drawn, self._pend, self._pend_val,
+            self._pend_role, self._unmatched, self._ends, self._counts, len(self._bone), self._round, self._totals))
+
+    def turn(self) -> tuple[int, int]:
+        """``(current_player, legal_bits)`` in one call, for a caller's per-step path (the AEC env);
+        ``(-1, 0)`` once the game is over."""
+        return self._cur, self._legal
 
     def hand(self, player: int) -> list[Tile]:
         """The tiles in ``player``'s hand, sorted."""
