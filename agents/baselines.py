@@ -5,7 +5,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from cf_env import ObservationEncoder, RulesConfig, Tile, action_table
+from cf_env import ObservationEncoder, RulesConfig, action_table
+from cf_env.engine.scoring import tile_points
 from agents.base import legal_actions
 
 __all__ = ["GreedyAgent", "HeuristicAgent", "RandomAgent"]
@@ -39,15 +40,14 @@ class _TileAgent:
         self.k = table.k
         self.draw, self.pass_ = table.draw, table.pass_
         # points a tile costs in hand (R15), per action id
-        pips = np.array([Tile.from_index(table.action_tile[a]).pips for a in range(table.draw)], dtype=np.float64)
-        pips[0] = config.double_blank_points  # action 0 is 0>0, the double blank
-        self.cost = pips
-        tiles = [Tile.from_index(i) for i in range(config.num_tiles)]
+        low, high = table.tile_low, table.tile_high
+        self.cost = np.array([tile_points(low[t], high[t], config.double_blank_points) for t in table.action_tile],
+                             dtype=np.float64)
         # (T, K) incidence: which pip values each tile carries
         self.tile_values = np.zeros((config.num_tiles, self.k), dtype=np.float64)
-        for i, t in enumerate(tiles):
-            self.tile_values[i, t.low] = 1.0
-            self.tile_values[i, t.high] = 1.0
+        for i, (lo, hi) in enumerate(zip(low, high)):
+            self.tile_values[i, lo] = 1.0
+            self.tile_values[i, hi] = 1.0
         self.action_tile = np.array(table.action_tile, dtype=np.intp)
         self.match = np.array(table.match, dtype=np.intp)
         self.expose = np.array(table.expose, dtype=np.intp)

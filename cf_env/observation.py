@@ -52,7 +52,7 @@ from typing import Dict
 import numba
 import numpy as np
 
-from cf_env.engine import Game, Role, RulesConfig, Tile, action_table
+from cf_env.engine import Game, Role, RulesConfig, action_table
 
 __all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_FACTOR", "SCORE_SCALE"]
 
@@ -127,7 +127,7 @@ class ObservationEncoder:
         self._um_off = 3 * w + k + 2
         total_bits = self._um_off + (n - 1) * k
         self._flag_bytes = (total_bits + 7) // 8
-        tile_action = np.array([Tile.from_index(i).low * k + Tile.from_index(i).high for i in range(t)], dtype=np.intp)
+        tile_action = np.array([lo * k + hi for lo, hi in zip(table.tile_low, table.tile_high)], dtype=np.intp)
         self._gather = np.concatenate([
             tile_action, w + tile_action, 2 * w + tile_action,
             self._pv_off + np.arange(k), self._pk_off + np.arange(2), self._um_off + np.arange((n - 1) * k),
