@@ -47,7 +47,8 @@ from cf_env.engine.game import TOES_PER_DOUBLE
 from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
-__all__ = ["VectorGame", "random_legal_actions"]
+__all__ = ["Consts", "Offsets", "State", "VectorGame", "apply_action", "make_consts", "new_state", "observation_offsets",
+           "random_legal_actions", "write_observation"]
 
 MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision before the rules are refused
 ROLE_ARM, ROLE_TOE = int(Role.ARM), int(Role.TOE)
@@ -438,6 +439,48 @@ if numba is not None:
             _publish(b, s, c, o, obs, mask, seat)
 
 
+if numba is not None:
+    # the kernels other compiled code may call (the search agents' rollouts): one decision of
+    # game ``b`` by its current player, ``apply_action(b, action, state, consts)``, and game ``b``'s
+    # observation from its current player's seat into row ``b`` of ``obs``,
+    # ``write_observation(b, state, consts, offsets, obs)``. Neither checks legality.
+    apply_action = _apply
+    write_observation = _write_obs
+
+
+def make_consts(config: RulesConfig, reward: str = "win", points_scale: float = 100.0) -> Consts:
+    """The kernels' constants for ``config`` (``reward`` one of ``REWARD_MODES``)."""
+    table = action_table(config.max_pip)
+    return Consts(
+        n=config.num_players, k=table.k, t_count=config.num_tiles, h=config.hand_size, rounds=config.rounds,
+        arms=config.center_arms, until=config.draw_rule == "until_playable", dbp=config.double_blank_points,
+        reward_code=REWARD_MODES.index(reward), scale=float(points_scale), max_pip=config.max_pip,
+        tile_lo=np.array(table.tile_low, dtype=np.int64), tile_hi=np.array(table.tile_high, dtype=np.int64),
+        tile_of_action=np.array(table.action_tile, dtype=np.int64),
+    )
+
+
+def observation_offsets(encoder: ObservationEncoder) -> Offsets:
+    """Where each block of ``encoder``'s observation starts, as the kernels read it."""
+    return Offsets(**{name: encoder.slices[name].start for name in Offsets._fields})
+
+
+def new_state(c: Consts, num_games: int) -> State:
+    """Zeroed arrays for ``num_games`` games under constants ``c`` (``drawn`` -1: no tile drawn)."""
+    b, n, t, r, a = num_games, c.n, c.t_count, c.rounds, c.k * c.k + 2
+    return State(
+        hand=np.zeros((b, n, t), np.uint8), count=np.zeros((b, n), np.int64), bone=np.zeros((b, t), np.int64),
+        bone_pos=np.zeros(b, np.int64), played=np.zeros((b, t), np.uint8), ends=np.zeros((b, c.k), np.int64),
+        pend=np.zeros(b, np.int64), pend_val=np.zeros(b, np.int64), pend_role=np.zeros(b, np.int64),
+        cur=np.zeros(b, np.int64), drawn=np.full(b, -1, np.int64), unmatched=np.zeros((b, n), np.int64),
+        rnd=np.zeros(b, np.int64), totals=np.zeros((b, n), np.int64), round_scores=np.zeros((b, r, n), np.int64),
+        legal=np.zeros((b, a), np.uint8), deals=np.zeros((b, r, t), np.int64), next_deals=np.zeros((b, r, t), np.int64),
+        need_deals=np.zeros(b, np.uint8), done=np.zeros(b, np.uint8), final_totals=np.zeros((b, n), np.int64),
+        final_winners=np.zeros((b, n), np.uint8), rewards=np.zeros((b, n), np.float64),
+        reset_rewards=np.zeros((b, n), np.float64),
+    )
+
+
 class VectorGame:
     """``num_games`` games of ``config`` in lockstep (see the module docstring)."""
 
@@ -458,48 +501,18 @@ class VectorGame:
         self.points_scale = float(points_scale)
         self.encoder = ObservationEncoder(cfg)
         table = action_table(cfg.max_pip)
-        n, k, t = cfg.num_players, table.k, cfg.num_tiles
         self.num_actions = table.num_actions
         self.obs_size = self.encoder.size
         self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        self._consts = Consts(
-            n=n, k=k, t_count=t, h=cfg.hand_size, rounds=cfg.rounds, arms=cfg.center_arms,
-            until=cfg.draw_rule == "until_playable", dbp=cfg.double_blank_points,
-            reward_code=REWARD_MODES.index(reward), scale=self.points_scale, max_pip=cfg.max_pip,
-            tile_lo=np.array(table.tile_low, dtype=np.int64), tile_hi=np.array(table.tile_high, dtype=np.int64),
-            tile_of_action=np.array(table.action_tile, dtype=np.int64),
-        )
-        self._offsets = Offsets(**{name: self.encoder.slices[name].start for name in Offsets._fields})
-        r = cfg.rounds
-        self.hand = np.zeros((b, n, t), np.uint8)
-        self.count = np.zeros((b, n), np.int64)
-        self.bone = np.zeros((b, t), np.int64)
-        self.bone_pos = np.zeros(b, np.int64)
-        self.played = np.zeros((b, t), np.uint8)
-        self.ends = np.zeros((b, k), np.int64)
-        self.pend = np.zeros(b, np.int64)
-        self.pend_val = np.zeros(b, np.int64)
-        self.pend_role = np.zeros(b, np.int64)
-        self.cur = np.zeros(b, np.int64)
-        self.drawn = np.full(b, -1, np.int64)
-        self.unmatched = np.zeros((b, n), np.int64)
-        self.rnd = np.zeros(b, np.int64)
-        self.totals = np.zeros((b, n), np.int64)
-        self.round_scores = np.zeros((b, r, n), np.int64)
-        self.legal = np.zeros((b, self.num_actions), np.uint8)
-        self.deals = np.zeros((b, r, t), np.int64)
-        self.next_deals = np.zeros((b, r, t), np.int64)
-        self.need_deals = np.zeros(b, np.uint8)
-        self.done = np.zeros(b, np.uint8)
-        self.final_totals = np.zeros((b, n), np.int64)
-        self.final_winners = np.zeros((b, n), np.uint8)
-        self.rewards = np.zeros((b, n), np.float64)
-        self.reset_rewards = np.zeros((b, n), np.float64)
+        self._consts = make_consts(cfg, reward, self.points_scale)
+        self._offsets = observation_offsets(self.encoder)
+        self._state = new_state(self._consts, b)
+        for name, array in zip(State._fields, self._state):  # the same arrays, as attributes
+            setattr(self, name, array)
         self._obs = np.zeros((b, self.obs_size), np.float32)
         self._mask = np.zeros((b, self.num_actions), np.int8)
         self._seat = np.zeros(b, np.int64)
         self.void_games = np.zeros(b, np.int64)
-        self._state = State(**{name: getattr(self, name) for name in State._fields})  # the same arrays, named
         self._ready = False
 
     def _shuffled(self, count: int) -> np.ndarray:
