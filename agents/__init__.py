@@ -2,7 +2,8 @@
 
 ``agents.load(spec, config)`` builds one from a spec: ``"random"``, ``"greedy"``,
 ``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package, or
-``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
+``"search"`` / ``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see
+:mod:`agents.search`), ``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
 ``training/sb3_maskable_ppo.py``; ``"sb3+trust:PATH.zip"`` also unpickles what the file pickles, for
 files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
 """
@@ -42,11 +43,15 @@ def spec_rules(spec: str) -> RulesConfig | None:
     """The rules a checkpoint spec (a path or ``zoo:NAME``) was trained for; ``None`` for a spec
     that brings no rules of its own (the baselines, ``sb3:``). A missing or unreadable checkpoint
     raises :class:`AgentSpecError` / ``CheckpointError``."""
-    if not isinstance(spec, str) or spec in BASELINES or spec.startswith(("sb3:", "sb3+trust:")):
+    if not isinstance(spec, str) or spec in BASELINES or spec.startswith(("sb3:", "sb3+trust:")) or _is_search(spec):
         return None
     from agents.checkpoint import load_checkpoint
 
     return RulesConfig.from_dict(load_checkpoint(_checkpoint_path(spec))["rules"])
+
+
+def _is_search(spec: str) -> bool:
+    return spec == "search" or spec.startswith("search:")
 
 
 def _checkpoint_path(spec: str) -> Path:
@@ -60,7 +65,7 @@ def _checkpoint_path(spec: str) -> Path:
         raise AgentSpecError(f"no such file: {spec} (a checkpoint spec must name an existing .pt file)")
     if not path.is_file():
         raise AgentSpecError(
-            f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, a checkpoint path, "
+            f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, search[:name=value...], a checkpoint path, "
             f"or zoo:NAME ({zoo_names() or 'no shipped checkpoints'})"
         )
     return path
@@ -73,6 +78,10 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
         raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
     if spec in BASELINES:
         return BASELINES[spec](config if config is not None else RulesConfig())
+    if _is_search(spec):
+        from agents.search import SearchAgent
+
+        return SearchAgent.from_spec(spec, config if config is not None else RulesConfig())
     if spec.startswith(("sb3:", "sb3+trust:")):
         from agents.sb3_agent import SB3Agent, UntrustedFileError
 
