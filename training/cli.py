@@ -2,7 +2,8 @@
 
     chickenfoot train --config configs/default.yaml [--resume]
     chickenfoot eval runs/default/final.pt greedy greedy greedy --deal-sets 500 --json out.json --plot out.png
-    chickenfoot play --opponents heuristic,greedy,zoo:strong
+    chickenfoot eval search heuristic --deal-sets 250 --workers 2
+    chickenfoot play --opponents search,heuristic,zoo:strong-4p
 """
 
 from __future__ import annotations
@@ -113,14 +114,17 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the report as JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the report as CSV.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a win-rate bar chart (PNG).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes that play deal sets in parallel (the report is the same, timings aside).")
 @click.option("--no-progress", is_flag=True)
 def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | None, rounds: int | None,
                  hand_size: int | None, deal_sets: int, seed: int, json_path: str | None, csv_path: str | None,
-                 plot_path: str | None, no_progress: bool) -> None:
+                 plot_path: str | None, workers: int, no_progress: bool) -> None:
     """Play AGENTS against each other (one per seat, the last one filling the remaining seats;
-    specs: random, greedy, heuristic, a checkpoint path, zoo:NAME, sb3:MODEL.zip, sb3+trust:MODEL.zip)
-    with rotated seats and duplicate deals; print win rates with 95% Wilson intervals, mean points
-    and OpenSkill ratings. The rules are the first checkpoint's unless rule flags say otherwise."""
+    specs: random, greedy, heuristic, search[:name=value...], a checkpoint path, zoo:NAME, sb3:MODEL.zip,
+    sb3+trust:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95% Wilson
+    intervals, mean points, OpenSkill ratings and each agent's mean time per decision (ms/dec; ms/choice
+    counts only decisions with more than one legal action). The rules are the first checkpoint's unless rule flags say otherwise."""
     from training.evaluate import evaluate
 
     config = _rules(list(agents), players, max_pip, rounds, hand_size)
@@ -130,7 +134,7 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
         raise click.BadParameter(f"{len(lineup)} agents for {players} seats", param_hint="AGENTS")
     lineup += [lineup[-1]] * (players - len(lineup))
     try:
-        report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=not no_progress)
+        report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=not no_progress, workers=workers)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(report.table())

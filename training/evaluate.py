@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -20,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from agents import Agent, load
-from cf_env import ConfigError, Game, RulesConfig, raw_env
+from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 
 __all__ = ["AgentResult", "EvalReport", "evaluate", "generate_deals", "play_game", "wilson_interval"]
 
@@ -48,15 +49,28 @@ def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
 
 
 def play_game(env: raw_env, seats: Sequence[Agent], deals: list[dict] | None, rng: np.random.Generator,
-              seed: int | None = None) -> Game:
-    """Play one whole game with ``seats[i]`` at seat ``i``; returns the finished engine game."""
+              seed: int | None = None, clock: np.ndarray | None = None) -> Game:
+    """Play one whole game with ``seats[i]`` at seat ``i``; returns the finished engine game.
+    ``clock``, an ``(n, 4)`` float array, gets per seat: seconds in ``act``, decisions, and the
+    same two over decisions with more than one legal action."""
     env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
     game = env.game
     names = env.possible_agents
     while not game.is_over:
         seat = game.current_player
         obs = env.observe(names[seat])
-        env.step(seats[seat].act(obs, rng))
+        if clock is None:
+            env.step(seats[seat].act(obs, rng))
+            continue
+        start = time.perf_counter()
+        action = seats[seat].act(obs, rng)
+        spent = time.perf_counter() - start
+        clock[seat, 0] += spent
+        clock[seat, 1] += 1
+        if game.legal_bits & (game.legal_bits - 1):  # more than one legal action
+            clock[seat, 2] += spent
+            clock[seat, 3] += 1
+        env.step(action)
     return game
 
 
@@ -70,6 +84,8 @@ class AgentResult:
     rating: float = 0.0  # OpenSkill ordinal (mu - 3 sigma)
     rating_mu: float = 0.0
     rating_sigma: float = 0.0
+    ms_per_decision: float = 0.0  # mean time in ``act`` over all its decisions
+    ms_per_choice: float = 0.0  # the same over decisions with more than one legal action
 
 
 @dataclass
@@ -82,12 +98,14 @@ class EvalReport:
     results: list[AgentResult] = field(default_factory=list)
 
     def table(self) -> str:
-        head = f"{'agent':<40} {'seat-games':>10} {'win rate':>9} {'95% CI':>17} {'mean pts':>9} {'rating':>7}"
+        head = (f"{'agent':<40} {'seat-games':>10} {'win rate':>9} {'95% CI':>17} {'mean pts':>9} {'rating':>7} "
+                f"{'ms/dec':>7} {'ms/choice':>9}")
         lines = [head, "-" * len(head)]
         for r in self.results:
             lo, hi = r.win_rate_ci95
             lines.append(f"{r.spec[-40:]:<40} {r.seat_games:>10} {r.win_rate:>9.3f} "
-                         f"{f'[{lo:.3f}, {hi:.3f}]':>17} {r.mean_points:>9.1f} {r.rating:>7.2f}")
+                         f"{f'[{lo:.3f}, {hi:.3f}]':>17} {r.mean_points:>9.1f} {r.rating:>7.2f} "
+                         f"{r.ms_per_decision:>7.2f} {r.ms_per_choice:>9.2f}")
         lines.append(f"{self.games} games = {self.deal_sets} deal sets x {len(self.lineup)} seat rotations; "
                      f"{self.config['num_players']} players, double-{self.config['max_pip']}, "
                      f"{self.config['rounds']} rounds; parity win rate {1 / len(self.lineup):.3f}")
@@ -103,9 +121,11 @@ class EvalReport:
         if path.suffix == ".csv":
             with path.open("w", newline="") as f:
                 writer = csv.writer(f)
-                writer.writerow(["agent", "seat_games", "win_rate", "ci_low", "ci_high", "mean_points", "rating"])
+                writer.writerow(["agent", "seat_games", "win_rate", "ci_low", "ci_high", "mean_points", "rating",
+                                 "ms_per_decision", "ms_per_choice"])
                 for r in self.results:
-                    writer.writerow([r.spec, r.seat_games, r.win_rate, *r.win_rate_ci95, r.mean_points, r.rating])
+                    writer.writerow([r.spec, r.seat_games, r.win_rate, *r.win_rate_ci95, r.mean_points, r.rating,
+                                     r.ms_per_decision, r.ms_per_choice])
         else:
             path.write_text(json.dumps(self.to_json(), indent=2))
 
@@ -132,17 +152,57 @@ class EvalReport:
         plt.close(fig)
 
 
-def _ranks(game: Game) -> list[int]:
+_WORKER: dict = {}  # per worker process: the agents, the env and the run's settings
+
+
+def _warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
+    """One untimed decision per agent, so that compiling (numba) or loading is not counted in the
+    time per decision."""
+    game = Game(config, seed=0)
+    while len(game.legal_actions()) < 2 and not game.is_over:
+        game.apply(game.legal_actions()[0])
+    if game.is_over:
+        return
+    encoder = ObservationEncoder(config)
+    observation = {"observation": encoder.encode(game, game.current_player),
+                   "action_mask": encoder.mask(game.legal_bits)}
+    for agent in built.values():
+        agent.act(observation, np.random.default_rng(0))
+
+
+def _init_worker(specs: list[str], config_dict: dict, seed: int) -> None:
+    config = RulesConfig.from_dict(config_dict)
+    built = {s: load(s, config) for s in dict.fromkeys(specs)}
+    _warm_up(built, config)
+    _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed)
+
+
+def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray]]:
+    """Every seat rotation of deal set ``d``: (seat specs, winners, totals, clock) per game."""
+    specs, built, env, seed = _WORKER["specs"], _WORKER["built"], _WORKER["env"], _WORKER["seed"]
+    n = len(specs)
+    out = []
+    for rot in range(n):
+        seat_specs = [specs[(s - rot) % n] for s in range(n)]
+        clock = np.zeros((n, 4))
+        game = play_game(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
+                         clock=clock)
+        out.append((seat_specs, game.winners, game.totals, clock))
+    return out
+
+
+def _ranks(winners: list[int], totals: list[int]) -> list[int]:
     """0 for the winners (R16), then by total points."""
-    totals = game.totals
-    winners = set(game.winners)
     order = sorted({t for p, t in enumerate(totals) if p not in winners})
     return [0 if p in winners else 1 + order.index(totals[p]) for p in range(len(totals))]
 
 
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
-             progress: bool = True, agents_by_spec: dict[str, Agent] | None = None) -> EvalReport:
-    """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``."""
+             progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int = 1) -> EvalReport:
+    """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
+
+    ``workers`` > 1 plays deal sets in that many processes (the lineup must then be specs, which
+    each process loads); the report is the same as with one process, timings aside."""
     from openskill.models import PlackettLuce
     from tqdm.auto import tqdm
 
@@ -153,34 +213,32 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         raise ConfigError(f"deal_sets must be a positive int, got {deal_sets!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be an int >= 0, got {seed!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be a positive int, got {workers!r}")
     specs = [x if isinstance(x, str) else x.name for x in lineup]
-    built: dict[str, Agent] = dict(agents_by_spec or {})
-    for item, spec in zip(lineup, specs):
-        if spec not in built:
-            built[spec] = item if not isinstance(item, str) else load(item, config)
+    if workers > 1 and (agents_by_spec or not all(isinstance(x, str) for x in lineup)):
+        raise ConfigError("workers > 1 needs a lineup of agent specs (each process loads its own agents)")
     distinct = list(dict.fromkeys(specs))
-    env = raw_env(**config.to_dict())
     rng = np.random.default_rng(seed)
+    all_deals = [generate_deals(config, rng) for _ in range(deal_sets)]
     model = PlackettLuce()
     ratings = {s: model.rating(name=s) for s in distinct}
     wins: dict[str, list[float]] = {s: [] for s in distinct}
     points: dict[str, list[int]] = {s: [] for s in distinct}
+    clocks = {s: np.zeros(4) for s in distinct}
     bar = tqdm(total=deal_sets * n, desc="eval", unit="game", disable=not progress, leave=False)
-    for d in range(deal_sets):
-        deals = generate_deals(config, rng)
-        for rot in range(n):
-            seat_specs = [specs[(s - rot) % n] for s in range(n)]
-            game_rng = np.random.default_rng([seed, d, rot])
-            game = play_game(env, [built[s] for s in seat_specs], deals, game_rng)
-            share = 1.0 / len(game.winners)
+
+    def record(games: list) -> None:
+        for seat_specs, winners, totals, clock in games:
+            share = 1.0 / len(winners)
             for seat, spec in enumerate(seat_specs):
-                w = share if seat in game.winners else 0.0
-                wins[spec].append(w)
-                points[spec].append(game.totals[seat])
+                wins[spec].append(share if seat in winners else 0.0)
+                points[spec].append(totals[seat])
+                clocks[spec] += clock[seat]
             # every seat is a one-player team holding its spec's rating; a spec's new rating is
             # the mean of its seats' updates
             teams = [[ratings[s]] for s in seat_specs]
-            new = model.rate(teams, ranks=_ranks(game))
+            new = model.rate(teams, ranks=_ranks(winners, totals))
             for spec in distinct:
                 mine = [new[i][0] for i, s in enumerate(seat_specs) if s == spec]
                 ratings[spec] = model.rating(mu=float(np.mean([r.mu for r in mine])),
@@ -188,13 +246,37 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             bar.update(1)
         if progress:
             bar.set_postfix({s[-12:]: f"{np.mean(wins[s]):.3f}" for s in distinct})
+
+    if workers == 1:
+        built: dict[str, Agent] = dict(agents_by_spec or {})
+        for item, spec in zip(lineup, specs):
+            if spec not in built:
+                built[spec] = item if not isinstance(item, str) else load(item, config)
+        _warm_up(built, config)
+        _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed)
+        try:
+            for d, deals in enumerate(all_deals):
+                record(_play_deal_set(d, deals))
+        finally:
+            _WORKER.clear()
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("spawn")  # numba and torch threads do not survive a fork
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                                 initargs=(specs, config.to_dict(), seed)) as pool:
+            for games in pool.map(_play_deal_set, range(deal_sets), all_deals):
+                record(games)  # in deal-set order: the ratings do not depend on the workers
     bar.close()
     report = EvalReport(config=config.to_dict(), lineup=specs, deal_sets=deal_sets, games=deal_sets * n, seed=seed)
     for spec in distinct:
         m = float(np.mean(wins[spec]))
         r = ratings[spec]
+        c = clocks[spec]
         report.results.append(AgentResult(
             spec=spec, seat_games=len(wins[spec]), win_rate=m, win_rate_ci95=wilson_interval(m, len(wins[spec])),
             mean_points=float(np.mean(points[spec])), rating=float(r.ordinal()), rating_mu=float(r.mu),
-            rating_sigma=float(r.sigma)))
+            rating_sigma=float(r.sigma), ms_per_decision=1000 * c[0] / max(c[1], 1),
+            ms_per_choice=1000 * c[2] / max(c[3], 1)))
     return report
