@@ -605,6 +605,34 @@ class Game:
     def boneyard_size(self) -> int:
         return len(self._bone)
 
+    def boneyard_tiles(self) -> list[int]:
+        """The tile indices left in the boneyard, sorted (hidden information; not their order)."""
+        return sorted(self._bone)
+
+    def set_next_draw(self, tile: int) -> None:
+        """Put ``tile`` (a tile index; it must be in the boneyard) on top of the boneyard, so the
+        next draw takes it: for frameworks that model each draw as a chance outcome (the OpenSpiel
+        game). The round's deal in :meth:`to_record` is kept in step, so records still replay.
+
+        Raises:
+            DealError: the tile is not in the boneyard (nothing changes).
+        """
+        bone = self._bone
+        try:
+            j = bone.index(_as_index(tile))
+        except (ValueError, TypeError):
+            raise DealError(f"tile {tile!r} is not in the boneyard; it holds {sorted(bone)}") from None
+        top = len(bone) - 1
+        if j != top:
+            # the record lists the boneyard top first after the hands: _bone[i] sits at base + (size - 1 - i)
+            deal = bytearray(self._deals[-1])
+            size = len(deal) - self._n * self.config.hand_size
+            base = self._n * self.config.hand_size
+            a, b = base + size - 1 - j, base + size - 1 - top
+            deal[a], deal[b] = deal[b], deal[a]
+            self._deals[-1] = bytes(deal)
+            bone[j], bone[top] = bone[top], bone[j]
+
     @property
     def played_bits(self) -> int:
         """Tiles on the layout this round, as action bits."""
