@@ -45,7 +45,7 @@ constraints cannot all hold (an opponent that did keep a tile, with ``keep`` 0) 
 name       default     meaning
 =========  ==========  =======================================================================
 algo       pimc        ``pimc`` or ``ismcts``
-ms         10          time budget per decision in milliseconds (0: no clock, ``sims`` only)
+ms         40          time budget per decision in milliseconds (0: no clock, ``sims`` only)
 sims       0           most worlds (pimc) or iterations (ismcts) per decision; 0 = no cap, and
                        with ``ms=0`` it must be given. With ``ms=0`` decisions are reproducible.
 rollout    heuristic   ``heuristic``, ``greedy`` or ``random``: the policy that plays every seat in
@@ -95,7 +95,7 @@ class SearchSpecError(ChickenFootError, ValueError):  # an AgentSpecError's sibl
 
 
 VALUES = ("win", "points")
-DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 10.0, "sims": 0, "rollout": "heuristic", "value": "points",
+DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 40.0, "sims": 0, "rollout": "heuristic", "value": "points",
                             "infer": True, "keep": 0.0, "c": 0.7, "seed": None}
 
 
@@ -488,7 +488,7 @@ class SearchAgent:
     the worlds, "seconds": time spent}``.
     """
 
-    def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 10.0, sims: int = 0,
+    def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
                  rollout: str = "heuristic", value: str = "points", infer: bool = True, keep: float = 0.0, c: float = 0.7,
                  seed: int | None = None, name: str | None = None) -> None:
         params = parse_search_spec("search")
