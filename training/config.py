@@ -122,9 +122,14 @@ class RunConfig(BaseModel):
 def _agent_specs(specs: list[str]) -> list[str]:
     from agents import BASELINES
 
-    bad = [s for s in specs if s not in BASELINES and not s.startswith("zoo:")]
+    bad = [s for s in specs if s not in BASELINES and not s.startswith("zoo:") and s.split(":", 1)[0] != "search"]
     if bad:
-        raise ValueError(f"unknown agents {bad}; use {sorted(BASELINES)} or zoo:NAME")
+        raise ValueError(f"unknown agents {bad}; use {sorted(BASELINES)}, zoo:NAME or search[:name=value...]")
+    for spec in specs:
+        if spec.split(":", 1)[0] == "search":
+            from agents.search import parse_search_spec
+
+            parse_search_spec(spec)  # its message names the bad parameter
     return specs
 
 

@@ -198,3 +198,12 @@ def test_both_collection_backends_train(tmp_path):
         summary = Trainer(cfg, progress=False).run()
         assert summary["learner_steps"] >= 600 and summary["env_steps"] > summary["learner_steps"]
         assert load_checkpoint(Path(summary["final"]))["train_config"]["backend"] == backend
+
+
+def test_search_agents_join_the_opponent_pool(tmp_path):
+    cfg = load_config(SMOKE, runs_dir=str(tmp_path), total_steps=256, bc_games=0, self_play_prob=0.0,
+                      pool_baselines=["search:ms=0:sims=2"], eval_opponents=["search:ms=0:sims=1"])
+    summary = Trainer(cfg, progress=False).run()
+    assert summary["learner_steps"] >= 256
+    with pytest.raises(TrainConfigError, match="algo must be"):
+        load_config(SMOKE, runs_dir=str(tmp_path / "b"), pool_baselines=["search:algo=alphazero"])
