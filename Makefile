@@ -16,7 +16,7 @@ help:
 	@echo "make train  - set up .venv, train configs/default.yaml (~12.5 min), evaluate against the baselines"
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
-	@echo "make bench  - engine and env benchmarks (JSON)"
+	@echo "make bench  - engine, env, search and OpenSpiel benchmarks (JSON)"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,8 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/env.py
+	$(PY) benchmarks/search.py --speed
+	$(PY) benchmarks/openspiel.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -243,3 +243,18 @@ def test_parallel_evaluation_gives_the_same_report_and_times_each_agent():
     search = one.results[0]
     assert search.ms_per_choice > search.ms_per_decision > 0  # forced decisions cost no search
     assert "ms/choice" in one.table()
+
+
+def test_the_command_line_plays_and_evaluates_search():
+    from click.testing import CliRunner
+
+    from training.cli import main
+
+    result = CliRunner().invoke(main, ["play", "--opponents", "search:ms=2,heuristic,zoo:strong-4p", "--rounds", "1",
+                                       "--seed", "0"], input="0\n" * 400)
+    assert result.exit_code == 0, result.output
+    assert "(search:ms=2)" in result.output and "Game over" in result.output
+    result = CliRunner().invoke(main, ["eval", "search:ms=0:sims=2", "greedy", "--players", "2", "--max-pip", "6",
+                                       "--rounds", "2", "--deal-sets", "2", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "search:ms=0:sims=2" in result.output and "ms/choice" in result.output
