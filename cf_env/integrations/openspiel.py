@@ -30,8 +30,9 @@ implementation of the rules:
   round and the scores are set. The observation string spells the same information out.
 * **Information state** (perfect recall): the seat's own dealt hand each round and every event it
   saw (docs/RULES.md R17: its own draws with their tiles, the others' without, and no trace of
-  another seat keeping a drawn tile). The string lists them; the tensor is the observation vector
-  followed by one row per decision slot of the game (who acted and what, ``-1`` padding).
+  another seat keeping a drawn tile). The string lists them; the tensor is the observation vector,
+  the dealt hand of every round so far, and one row per event seen (kind, relative seat, action,
+  tile or -1; ``-1`` padding): see ``_Observer``.
 
 :func:`resampler` draws a state consistent with one seat's information state, for OpenSpiel's Python
 ``ISMCTSBot.set_resampler`` (a Python game cannot provide the C++ ``ResampleFromInfostate``).
@@ -116,9 +117,9 @@ class ChickenFootGame(pyspiel.Game):
         self.rules = rules
         self.encoder = ObservationEncoder(rules)
         self.table = action_table(rules.max_pip)
-        # decision slots of the information state tensor: every decision of the game, at most
-        self.max_decisions = rules.rounds * (rules.num_tiles + 2 * (rules.num_tiles - n * rules.hand_size)
-                                             + (n - 1) * (rules.num_tiles + 1))
+        # event rows of the information state tensor: every chance node and decision of the game can
+        # add at most one event a seat sees, and each round adds its START and ROUND_END
+        self.max_events = max_game_length(rules) + 2 * rules.rounds
 
     def new_initial_state(self) -> "ChickenFootState":
         return ChickenFootState(self)
@@ -187,6 +188,8 @@ class ChickenFootState(pyspiel.State):
         return self._engine.current_player
 
     def _legal_actions(self, player: int) -> list[int]:
+        if player != self.current_player():
+            return []
         return self._engine.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -297,7 +300,7 @@ class ChickenFootState(pyspiel.State):
         if self._dealing():
             r = len(self._deals)
             mine = sorted(Tile.from_index(t) for t in self._dealt[player * h:(player + 1) * h])
-            out.append(f"r{r} dealing {' '.join(map(str, mine))}")
+            out.append(f"r{r} dealing, {min(len(self._dealt), n * h)} dealt; mine: {' '.join(map(str, mine))}")
             for i, t in enumerate(self._dealt[n * h:]):
                 seat = (r % n + 1 + i) % n
                 out.append(f"p{seat} search {Tile.from_index(t) if seat == player else '?'}")
@@ -357,16 +360,20 @@ def _observation_text(game: ChickenFootGame, vec: np.ndarray, player: int) -> st
 
 
 class _Observer:
-    """OpenSpiel's PyObserver: the observation vector, and with perfect recall one
-    ``[player, action]`` row per decision so far (``-1`` padding), relative to the observer."""
+    """OpenSpiel's PyObserver. Without perfect recall: the observation vector. With it (the
+    information state tensor), also ``dealt`` (rounds, T): the seat's dealt hand of every round
+    so far, and ``events`` (rows, 4): every event the seat saw, in order, as ``[kind (EventKind),
+    player relative to the seat, action id or -1, tile index or -1 (hidden)]``, ``-1`` padding."""
 
     def __init__(self, game: ChickenFootGame, perfect_recall: bool) -> None:
         self._game = game
         self._recall = perfect_recall
+        rules = game.rules
         size = game.encoder.size
         pieces = [("observation", size, (size,))]
         if perfect_recall:
-            pieces.append(("decisions", 2 * game.max_decisions, (game.max_decisions, 2)))
+            pieces.append(("dealt", rules.rounds * rules.num_tiles, (rules.rounds, rules.num_tiles)))
+            pieces.append(("events", 4 * game.max_events, (game.max_events, 4)))
         self.tensor = np.zeros(sum(p[1] for p in pieces), np.float32)
         self.dict = {}
         start = 0
@@ -377,16 +384,35 @@ class _Observer:
     def set_from(self, state: ChickenFootState, player: int) -> None:
         self.tensor.fill(0)
         self.dict["observation"][:] = state.observation_vector(player)
-        if self._recall:
-            rows = self.dict["decisions"]
-            rows.fill(-1)
-            n = self._game.rules.num_players
-            i = 0
-            engine = state.engine
-            for e in engine.events(player) if engine is not None else []:
-                if e.action is not None and e.round < len(state._deals):
-                    rows[i] = [(e.player - player) % n, e.action]
-                    i += 1
+        if not self._recall:
+            return
+        rules = self._game.rules
+        n, h = rules.num_players, rules.hand_size
+        dealt = self.dict["dealt"]
+        for r, deal in enumerate(state._deals):
+            dealt[r, [Tile.of(*t).index for t in deal["hands"][player]]] = 1.0
+        rows = self.dict["events"]
+        rows.fill(-1)
+        i = 0
+
+        def add(kind: int, who: int, action, tile) -> None:
+            nonlocal i
+            rows[i] = [kind, (who - player) % n if who >= 0 else -1, -1 if action is None else action,
+                       -1 if tile is None else tile]
+            i += 1
+
+        engine = state.engine
+        for e in engine.events(player) if engine is not None else []:
+            if e.round < len(state._deals) and not (state._dealing() and e.round == len(state._deals)):
+                add(int(e.kind), e.player, e.action, None if e.tile is None else e.tile.index)
+        if state._dealing():
+            r = len(state._deals)
+            dealt[r, state._dealt[player * h:(player + 1) * h]] = 1.0
+            for j, t in enumerate(state._dealt[n * h:]):
+                seat = (r % n + 1 + j) % n
+                add(int(EventKind.SEARCH_DRAW), seat, None, t if seat == player else None)
+        elif state._pending_draw:
+            add(int(EventKind.DRAW), engine.current_player, rules.num_actions - 2, None)
 
     def string_from(self, state: ChickenFootState, player: int) -> str:
         if self._recall:

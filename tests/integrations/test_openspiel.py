@@ -157,3 +157,26 @@ def test_evaluate_bots_seats_a_project_agent_against_an_openspiel_bot():
         bots = [AgentBot("heuristic", game, seed=seed), pyspiel.make_uniform_random_bot(1, seed)]
         returns = evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(seed))
         assert sorted(returns) in ([-0.5, 0.5], [0.0, 0.0])
+
+
+def test_information_state_tensor_and_string_tell_the_same_states_apart():
+    game = pyspiel.load_game(GAME_NAME, {"players": 3, "max_pip": 6, "rounds": 2})
+    by_string: dict[tuple, bytes] = {}  # per seat (the string names the seat, the tensor is the seat's)
+    by_tensor: dict[tuple, str] = {}
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            for p in range(3):
+                text = state.information_state_string(p)
+                tensor = np.asarray(state.information_state_tensor(p), np.float32).tobytes()
+                assert by_string.setdefault((p, text), tensor) == tensor
+                assert by_tensor.setdefault((p, tensor), text) == text
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+    assert len(by_string) > 300
+    assert len(game.new_initial_state().information_state_tensor(0)) == game.information_state_tensor_size()
