@@ -9,7 +9,7 @@ from cf_env import ObservationEncoder, RulesConfig, action_table
 from cf_env.engine.scoring import tile_points
 from agents.base import legal_actions
 
-__all__ = ["GreedyAgent", "HeuristicAgent", "RandomAgent"]
+__all__ = ["GreedyAgent", "HeuristicAgent", "RandomAgent", "score_plays"]
 
 
 class RandomAgent:
@@ -113,6 +113,12 @@ class HeuristicAgent(_TileAgent):
         # the kernels' trailing arguments, built once
         self._tables = (offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose, weight_vector)
 
+    @property
+    def kernel_tables(self) -> tuple:
+        """The trailing arguments of :func:`score_plays` for these rules and weights (compiled
+        callers, such as the search agents' rollouts, score plays with the same kernel)."""
+        return self._tables
+
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal plays and their scores (empty when only DRAW or PASS is legal)."""
         legal = legal_actions(observation)
@@ -199,6 +205,9 @@ def _score_plays(obs, plays, out, offsets, tile_values, cost, action_tile, match
         score += w[7] * mobility
         score -= w[8] * (rest_m + rest_x)
         out[i] = score
+
+
+score_plays = _score_plays  # the public name of the compiled scorer: score_plays(obs_row, plays, out, *kernel_tables)
 
 
 @numba.njit(cache=True)

@@ -73,7 +73,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import legal_actions
-from agents.baselines import HeuristicAgent, _score_plays
+from agents.baselines import HeuristicAgent, score_plays
 from cf_env import ChickenFootError, ObservationEncoder, RulesConfig
 from cf_env.engine import Role
 from cf_env.vector import apply_action, make_consts, new_state, observation_offsets, write_observation
@@ -280,7 +280,7 @@ def _choose(s, c, o, b, kind, rs, obs, plays, scores, h_off, tile_values, cost, 
                 best = i
         return plays[best]
     write_observation(b, s, c, o, obs)
-    _score_plays(obs[b], plays[:n], scores[:n], h_off, tile_values, cost, action_tile, match, expose, w)
+    score_plays(obs[b], plays[:n], scores[:n], h_off, tile_values, cost, action_tile, match, expose, w)
     for i in range(1, n):
         if scores[i] > scores[best]:
             best = i
@@ -519,7 +519,7 @@ class SearchAgent:
             self._policy = agents.load(rollout, config)
             self._batch = None
         heuristic = HeuristicAgent(config)
-        self._heur = heuristic._tables
+        self._heur = heuristic.kernel_tables
         self._lo = np.array(heuristic.table.tile_low, dtype=np.int64)
         self._hi = np.array(heuristic.table.tile_high, dtype=np.int64)
         self._norm = float(config.max_pip * config.hand_size)
