@@ -24,7 +24,8 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search:value=win")["value"] == "win"
     for bad, words in [("search:algo=mcts", "algo must be"), ("search:depth=3", "unknown search parameter"),
                        ("search:ms=-1", "ms must be"), ("search:ms=0", "give sims"), ("search:keep=2", "keep"),
-                       ("search:rollout=zoo:strong-4p", "rollout must be"), ("search:sims=x", "not a valid"),
+                       ("search:rollout=search", "rollout must be"), ("search:sims=x", "not a valid"),
+                       ("search:algo=ismcts:rollout=zoo:strong-4p", "pimc"),
                        ("search:7", "name=value"), ("search:infer=maybe", "not a valid"),
                        ("search:value=score", "value must be")]:
         with pytest.raises(SearchSpecError, match=words):
