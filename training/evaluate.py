@@ -202,7 +202,9 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
 
     ``workers`` > 1 plays deal sets in that many processes (the lineup must then be specs, which
-    each process loads); the report is the same as with one process, timings aside."""
+    each process loads); the report is the same as with one process, timings aside. The processes
+    are spawned, so a script that calls this must guard its entry point with
+    ``if __name__ == "__main__":`` (the ``chickenfoot`` command does)."""
     from openskill.models import PlackettLuce
     from tqdm.auto import tqdm
 
