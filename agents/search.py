@@ -507,7 +507,10 @@ class SearchAgent:
         self._sl = self.encoder.slices
         n, t = config.num_players, config.num_tiles
         self._n, self._t, self._k = n, t, config.max_pip + 1
-        self._consts = make_consts(RulesConfig(**{**config.to_dict(), "rounds": 2}), "points", 1.0)
+        # a world is round 0 of the longest game of these rules: its round's end starts round 1 (the
+        # rollout stops there), and even rounds that end before any decision (1-tile hands) do not
+        # reach the game's end, whose reset would clear round 0's scores
+        self._consts = make_consts(RulesConfig(**{**config.to_dict(), "rounds": config.max_pip + 1}), "points", 1.0)
         self._offsets = observation_offsets(self.encoder)
         self._policy = None
         if rollout in ROLLOUTS:

@@ -13,7 +13,8 @@ from training.evaluate import play_game
 
 SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
          RulesConfig(num_players=3, max_pip=6, center_arms=3, draw_rule="until_playable", rounds=2),
-         RulesConfig(num_players=3, max_pip=3, hand_size=2, center_arms=3)]
+         RulesConfig(num_players=3, max_pip=3, hand_size=2, center_arms=3),
+         RulesConfig(num_players=2, max_pip=3, hand_size=1, center_arms=1)]
 
 
 def test_spec_parsing_and_errors():
