@@ -527,11 +527,8 @@ class SearchAgent:
         self._hi = np.array(heuristic.table.tile_high, dtype=np.int64)
         self._norm = float(config.max_pip * config.hand_size)
         self._sigma = SIGMA_PER_HAND_PIP * self._norm
-        self._tmpl = new_state(self._consts, 1)
-        self._work = new_state(self._consts, 2)
-        for st in (self._tmpl, self._work):  # the next round's deal (never played: searches stop at the round's end)
-            st.deals[:] = np.arange(t)
-            st.next_deals[:] = np.arange(t)
+        self._tmpl = self._world_state(1)
+        self._work = self._world_state(2)
         self._obs = np.zeros((2, self.encoder.size), np.float32)
         self._plays = np.zeros(self._k * self._k, np.int64)
         self._scores = np.zeros(self._k * self._k, np.float64)
@@ -550,6 +547,14 @@ class SearchAgent:
             self._path = np.zeros(_MAX_DEPTH, np.int64)
             self._meta = np.zeros(2, np.int64)
         self.last_search: dict[str, float] = {}
+
+    def _world_state(self, games: int):
+        """Kernel state for ``games`` worlds; the later rounds' deals are placeholders (a search
+        stops at the end of its round, so they are never played)."""
+        state = new_state(self._consts, games)
+        state.deals[:] = np.arange(self._t)
+        state.next_deals[:] = np.arange(self._t)
+        return state
 
     @classmethod
     def from_spec(cls, spec: str, config: RulesConfig) -> "SearchAgent":
@@ -640,6 +645,24 @@ class SearchAgent:
             return 1
         return max(1, min(cap, int(min(left, 0.004) / per_unit)))
 
+    def _run_chunks(self, start: float, run, max_chunk: int = 1 << 30) -> tuple[int, int]:
+        """Call ``run(chunk) -> (units run, rollout decisions)`` with at most ``max_chunk`` units
+        until the budget (time and/or ``sims``) is spent or a call runs fewer units than asked (a
+        full tree); the first call runs one unit to time it. Returns the totals."""
+        done, per, steps = 0, 0.0, 0
+        while True:
+            chunk = min(self._budget(start, done, per), max_chunk) if done else 1
+            if chunk <= 0:
+                break
+            t0 = time.perf_counter()
+            ran, taken = run(chunk)
+            per = (time.perf_counter() - t0) / max(ran, 1)
+            done += ran
+            steps += taken
+            if ran < chunk or (self.sims and done >= self.sims):
+                break
+        return done, steps
+
     def _common(self, world: tuple) -> tuple:
         pool, sizes, bone_n, forbid, order, totals, left = world
         return (pool, sizes, bone_n, forbid, order, self.keep if self.infer else 0.0, self._rs, self._perm,
@@ -651,17 +674,11 @@ class SearchAgent:
         sums = np.zeros(actions.size)
         counts = np.zeros(actions.size, np.int64)
         args = self._common(world)
-        done, per, steps = 0, 0.0, 0
-        while True:
-            chunk = self._budget(start, done, per) if done else 1
-            if chunk <= 0:
-                break
-            t0 = time.perf_counter()
-            steps += _pimc(self._tmpl, self._work, self._consts, self._offsets, actions, chunk, sums, counts, *args)
-            per = (time.perf_counter() - t0) / chunk
-            done += chunk
-            if self.sims and done >= self.sims:
-                break
+
+        def run(chunk: int) -> tuple[int, int]:
+            return chunk, _pimc(self._tmpl, self._work, self._consts, self._offsets, actions, chunk, sums, counts, *args)
+
+        done, steps = self._run_chunks(start, run)
         means = sums / np.maximum(counts, 1)
         return int(actions[int(np.argmax(means))]), done, steps
 
@@ -678,24 +695,17 @@ class SearchAgent:
         keep = self.keep if self.infer else 0.0
         sigma = self._sigma if self.value == "win" else 0.0
         policy_rng = np.random.default_rng(int(self._rs[0]))
-        done, per, steps = 0, 0.0, 0
-        while True:
-            chunk = self._budget(start, done, per) if done else 1
-            if chunk <= 0:
-                break
-            chunk = min(chunk, max(1, 1024 // num))
+
+        def run(chunk: int) -> tuple[int, int]:
             slots = chunk * num
             if self._batch is None or self._batch[0].hand.shape[0] < slots:
-                state = new_state(self._consts, max(slots, 64))
-                state.deals[:] = np.arange(self._t)
-                state.next_deals[:] = np.arange(self._t)
+                state = self._world_state(max(slots, 64))
                 self._batch = (state, np.zeros((state.hand.shape[0], self.encoder.size), np.float32),
                                np.zeros((state.hand.shape[0], self.config.num_actions), np.int8))
             state, obs, mask = self._batch
-            t0 = time.perf_counter()
             _prepare_worlds(self._tmpl, state, self._consts, actions, chunk, pool, sizes, bone_n, forbid, order, keep,
                             self._rs, self._perm, self._taken)
-            steps += slots
+            steps = slots
             while True:
                 rows = np.flatnonzero(state.rnd[:slots] == 0)
                 if not rows.size:
@@ -705,10 +715,9 @@ class SearchAgent:
                 _apply_rows(state, self._consts, rows, chosen)
                 steps += rows.size
             _score_rows(state, self._consts, slots, num, sums, counts, totals, left, self._norm, sigma, self._vals)
-            per = (time.perf_counter() - t0) / chunk
-            done += chunk
-            if self.sims and done >= self.sims:
-                break
+            return chunk, steps
+
+        done, steps = self._run_chunks(start, run, max_chunk=max(1, 1024 // num))
         means = sums / np.maximum(counts, 1)
         return int(actions[int(np.argmax(means))]), done, steps
 
@@ -718,20 +727,16 @@ class SearchAgent:
         tree[0][0], tree[1][0], tree[2][0], tree[3][0], tree[4][0] = -1, -1, -1, -1, -1
         tree[5][0] = tree[6][0] = tree[7][0] = 0.0
         args = self._common(world)
-        done, per = 0, 0.0
-        while True:
-            chunk = self._budget(start, done, per) if done else 1
-            if chunk <= 0:
-                break
-            t0 = time.perf_counter()
+
+        def run(chunk: int) -> tuple[int, int]:
+            before = int(self._meta[1])
             ran = _ismcts(self._tmpl, self._work, self._consts, self._offsets, chunk, *tree, self._meta, self.c,
                           self._child_of, self._untried, self._path, *args)
-            per = (time.perf_counter() - t0) / max(ran, 1)
-            done += ran
-            if ran < chunk or (self.sims and done >= self.sims):
-                break
+            return ran, int(self._meta[1]) - before
+
+        done, steps = self._run_chunks(start, run)
         parent, action, visits = tree[0], tree[1], tree[5]
         used = int(self._meta[0])
         root_children = np.flatnonzero(parent[1:used] == 0) + 1
         best = root_children[np.argmax(visits[root_children])] if root_children.size else -1
-        return (int(action[best]) if best >= 0 else int(legal[0])), done, int(self._meta[1])
+        return (int(action[best]) if best >= 0 else int(legal[0])), done, steps

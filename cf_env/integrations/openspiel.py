@@ -433,7 +433,6 @@ def state_from_game(game: Game, spiel_game: ChickenFootGame | None = None) -> Ch
     spiel_game = spiel_game or game_from_rules(game.config)
     state = spiel_game.new_initial_state()
     record = game.to_record()
-    n, h = game.config.num_players, game.config.hand_size
     events = game.events()
     deal_round = -1
     for e in events:
@@ -451,7 +450,6 @@ def state_from_game(game: Game, spiel_game: ChickenFootGame | None = None) -> Ch
         elif e.kind == EventKind.DRAW:
             state.apply_action(e.action)
             state.apply_action(e.tile.index)
-    del n, h
     return state
 
 
