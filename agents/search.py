@@ -485,7 +485,9 @@ class SearchAgent:
 
     ``act`` reads only the observation dict. After each searched decision, ``last_search`` holds
     ``{"simulations": worlds (pimc) or iterations (ismcts), "rollout_decisions": decisions played in
-    the worlds, "seconds": time spent}``.
+    the worlds, "seconds": time spent, "actions": the legal action ids, "scores": per action, its mean
+    value over the worlds (pimc) or its root visits (ismcts)}``: the targets of expert iteration
+    (:mod:`training.expert`).
     """
 
     def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
@@ -546,7 +548,7 @@ class SearchAgent:
             self._untried = np.zeros(na, np.int64)
             self._path = np.zeros(_MAX_DEPTH, np.int64)
             self._meta = np.zeros(2, np.int64)
-        self.last_search: dict[str, float] = {}
+        self.last_search: dict[str, Any] = {}
 
     def _world_state(self, games: int):
         """Kernel state for ``games`` worlds; the later rounds' deals are placeholders (a search
@@ -612,7 +614,8 @@ class SearchAgent:
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         legal = legal_actions(observation)
         if legal.size == 1:  # forced: no search
-            self.last_search = {"simulations": 0, "rollout_decisions": 0, "seconds": 0.0}
+            self.last_search = {"simulations": 0, "rollout_decisions": 0, "seconds": 0.0,
+                                "actions": legal.astype(np.int64), "scores": np.zeros(legal.size)}
             return int(legal[0])
         start = time.perf_counter()
         obs = np.asarray(observation["observation"], dtype=np.float32)
@@ -621,12 +624,13 @@ class SearchAgent:
         source = self._seed_rng if self._seed_rng is not None else rng
         self._rs[0] = np.uint64(source.integers(1, 2**63))
         if self._policy is not None:
-            action, sims, steps = self._search_pimc_batched(legal, world, start)
+            action, sims, steps, scores = self._search_pimc_batched(legal, world, start)
         elif self.algo == "pimc":
-            action, sims, steps = self._search_pimc(legal, world, start)
+            action, sims, steps, scores = self._search_pimc(legal, world, start)
         else:
-            action, sims, steps = self._search_ismcts(legal, world, start)
-        self.last_search = {"simulations": sims, "rollout_decisions": steps, "seconds": time.perf_counter() - start}
+            action, sims, steps, scores = self._search_ismcts(legal, world, start)
+        self.last_search = {"simulations": sims, "rollout_decisions": steps, "seconds": time.perf_counter() - start,
+                            "actions": legal.astype(np.int64), "scores": scores}
         return int(action)
 
     def _budget(self, start: float, done: int, per_unit: float) -> int:
@@ -680,7 +684,7 @@ class SearchAgent:
 
         done, steps = self._run_chunks(start, run)
         means = sums / np.maximum(counts, 1)
-        return int(actions[int(np.argmax(means))]), done, steps
+        return int(actions[int(np.argmax(means))]), done, steps, means
 
     def _search_pimc_batched(self, legal: np.ndarray, world: tuple, start: float) -> tuple[int, int, int]:
         """PIMC with a checkpoint's network as the rollout policy: chunks of worlds, each world's
@@ -719,7 +723,7 @@ class SearchAgent:
 
         done, steps = self._run_chunks(start, run, max_chunk=max(1, 1024 // num))
         means = sums / np.maximum(counts, 1)
-        return int(actions[int(np.argmax(means))]), done, steps
+        return int(actions[int(np.argmax(means))]), done, steps, means
 
     def _search_ismcts(self, legal: np.ndarray, world: tuple, start: float) -> tuple[int, int, int]:
         tree = self._tree
@@ -739,4 +743,7 @@ class SearchAgent:
         used = int(self._meta[0])
         root_children = np.flatnonzero(parent[1:used] == 0) + 1
         best = root_children[np.argmax(visits[root_children])] if root_children.size else -1
-        return (int(action[best]) if best >= 0 else int(legal[0])), done, steps
+        counts = np.zeros(legal.size)
+        for child in root_children:
+            counts[np.searchsorted(legal, action[child])] = visits[child]
+        return (int(action[best]) if best >= 0 else int(legal[0])), done, steps, counts

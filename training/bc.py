@@ -6,6 +6,8 @@ returns, over ``cfg.bc_games`` whole games the heuristic plays against itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
@@ -13,16 +15,17 @@ from torch import nn
 from agents import load
 from agents.torch_policy import ActorCritic
 from cf_env import RulesConfig, raw_env
-from training.config import PPOConfig
 
 __all__ = ["behaviour_clone"]
 
 
-def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules: RulesConfig, cfg: PPOConfig,
+def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules: RulesConfig, cfg: Any,
                     rng: np.random.Generator, torch_gen: torch.Generator,
                     progress: bool = True) -> tuple[dict[str, float], int]:
     """Imitate the heuristic agent (policy) and fit its discounted returns (value); returns the
-    statistics and the env decisions played."""
+    statistics and the env decisions played. ``cfg`` needs the fields ``bc_games``, ``bc_epochs``,
+    ``reward``, ``points_scale``, ``gamma``, ``vf_coef`` and ``max_grad_norm`` (a :class:`PPOConfig`
+    or an :class:`~training.expert.ExpertConfig`). Trains on the model's device."""
     from tqdm.auto import tqdm
 
     env_steps = 0
@@ -52,15 +55,16 @@ def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules:
             for k in reversed(idxs):
                 g = ret_l[k] + cfg.gamma * g
                 ret_l[k] = g
-    obs = torch.from_numpy(np.stack(obs_l))
-    mask = torch.from_numpy(np.stack(mask_l))
-    act = torch.tensor(act_l)
-    ret = torch.tensor(ret_l, dtype=torch.float32)
+    dev = next(model.parameters()).device
+    obs = torch.from_numpy(np.stack(obs_l)).to(dev)
+    mask = torch.from_numpy(np.stack(mask_l)).to(dev)
+    act = torch.tensor(act_l, device=dev)
+    ret = torch.tensor(ret_l, dtype=torch.float32, device=dev)
     n = len(act_l)
     mb = 1024
     ce_hist = []
     for _ in range(cfg.bc_epochs):
-        perm = torch.randperm(n, generator=torch_gen)
+        perm = torch.randperm(n, generator=torch_gen).to(dev)
         for start in range(0, n, mb):
             j = perm[start:start + mb]
             logits, value = model(obs[j], mask[j])

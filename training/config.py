@@ -41,11 +41,15 @@ Probability = Annotated[float, _Number, Field(ge=0, le=1)]
 def _describe(exc: ValidationError, known: list[str]) -> str:
     """One clause per problem: ``field = value: what is allowed``."""
     lines = []
+    unknown = [".".join(str(part) for part in err["loc"]) for err in exc.errors() if err["type"] == "extra_forbidden"]
+    if unknown:
+        lines.append(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; valid keys "
+                     f"are {known}")
     for err in exc.errors():
         where = ".".join(str(part) for part in err["loc"]) or "config"
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            lines.append(f"unknown key {where!r}; valid keys are {known}")
+            continue
         elif err["type"] == "missing":
             lines.append(f"{where}: {message}")
         else:
@@ -68,6 +72,9 @@ class RunConfig(BaseModel):
         hidden: MLP widths.
     Checkpoints
         checkpoint_every: updates (iterations for RLlib) between checkpoints.
+    Machine
+        device: where the network trains and acts: ``cpu`` (default), ``cuda``, or ``auto`` (cuda
+            when torch sees a GPU, else cpu); ``--device`` on ``train``/``eval`` overrides it.
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
@@ -81,6 +88,7 @@ class RunConfig(BaseModel):
     time_limit_minutes: NonNegativeFloat = 0.0
     hidden: list[PositiveInt] = Field(default_factory=lambda: [256, 256], min_length=1)
     checkpoint_every: PositiveInt = 10
+    device: str = "cpu"
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -106,6 +114,13 @@ class RunConfig(BaseModel):
         except ConfigError as exc:
             raise ValueError(str(exc)) from None
         return rules
+
+    @field_validator("device")
+    @classmethod
+    def _known_device(cls, device: str) -> str:
+        if device not in ("auto", "cpu", "cuda") and not (device.startswith("cuda:") and device[5:].isdigit()):
+            raise ValueError("use auto, cpu, cuda or cuda:N")
+        return device
 
     @property
     def rules_config(self) -> RulesConfig:

@@ -32,7 +32,7 @@ from torch import nn
 
 from agents import zoo_path
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
-from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale, resolve_device
 from cf_env import ObservationEncoder, RulesConfig
 from training.bc import behaviour_clone
 from training.collectors import AecCollector, VectorCollector
@@ -61,11 +61,12 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
-        self.torch_gen = torch.Generator().manual_seed(cfg.seed)
-        # --- model and optimiser
+        self.torch_gen = torch.Generator().manual_seed(cfg.seed)  # on the CPU: draws move to the device
+        # --- model and optimiser (on cfg.device; the games and the pool stay on the CPU)
+        self.device = resolve_device(cfg.device)
         self.encoder = ObservationEncoder(self.rules)
         self.model = ActorCritic(self.encoder.size, self.rules.num_actions, tuple(cfg.hidden),
-                                 obs_scale=observation_scale(self.rules))
+                                 obs_scale=observation_scale(self.rules)).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.global_step = 0  # learner decisions trained on
         self.env_steps = 0  # every decision of every seat
@@ -107,7 +108,7 @@ class Trainer:
         if data["model_kwargs"] != self.model.kwargs():
             raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
                                   f"the config builds {self.model.kwargs()}; set hidden to match")
-        self.model.load_state_dict(data["model"])
+        self.model.load_state_dict(data["model"])  # copies the CPU weights onto the model's device
 
     def _resume(self) -> None:
         if not self.ckpt_path.exists():
@@ -140,15 +141,16 @@ class Trainer:
 
     @torch.no_grad()
     def _policy(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        logits, values = self.model(torch.from_numpy(obs), torch.from_numpy(mask))
+        dev = self.device
+        logits, values = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(mask).to(dev))
         probs = torch.softmax(logits, dim=-1)
         # inverse-CDF sampling (an order of magnitude faster than torch.multinomial on CPU); u is kept
         # inside (0, 1) so the chosen action always has probability > 0, i.e. is legal
         cdf = probs.cumsum(dim=1)
-        u = torch.rand(len(probs), 1, generator=self.torch_gen).clamp_(1e-6, 1 - 1e-6) * cdf[:, -1:]
+        u = torch.rand(len(probs), 1, generator=self.torch_gen).clamp_(1e-6, 1 - 1e-6).to(dev) * cdf[:, -1:]
         actions = (cdf < u).sum(dim=1).clamp_max_(probs.shape[1] - 1)
         logp = torch.log(probs.gather(1, actions[:, None]).squeeze(1).clamp_min(1e-12))
-        return actions.numpy(), logp.numpy(), values.numpy()
+        return actions.cpu().numpy(), logp.cpu().numpy(), values.cpu().numpy()
 
     # -------------------------------------------------------------- learning
 
@@ -156,16 +158,19 @@ class Trainer:
         cfg = self.cfg
         idx, adv, ret = self.buffer.gae(cfg.gamma, cfg.gae_lambda)
         buf = self.buffer
-        b_obs, b_mask = torch.from_numpy(buf.obs[idx]), torch.from_numpy(buf.mask[idx])
-        b_act, b_logp, b_val = torch.from_numpy(buf.action[idx]), torch.from_numpy(buf.logp[idx]), torch.from_numpy(buf.value[idx])
-        b_adv = torch.from_numpy(adv)
-        b_ret = torch.from_numpy(ret)
+
+        def tensor(array: np.ndarray) -> torch.Tensor:
+            return torch.from_numpy(array).to(self.device)
+
+        b_obs, b_mask = tensor(buf.obs[idx]), tensor(buf.mask[idx])
+        b_act, b_logp, b_val = tensor(buf.action[idx]), tensor(buf.logp[idx]), tensor(buf.value[idx])
+        b_adv, b_ret = tensor(adv), tensor(ret)
         self.buffer = self.buffer.carry_over()
         n = len(idx)
         mb = max(1, n // cfg.num_minibatches)
         stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")}
         for _epoch in range(cfg.update_epochs):
-            perm = torch.randperm(n, generator=self.torch_gen)
+            perm = torch.randperm(n, generator=self.torch_gen).to(self.device)
             for start in range(0, n, mb):
                 j = perm[start:start + mb]
                 logits, value = self.model(b_obs[j], b_mask[j])
@@ -204,7 +209,7 @@ class Trainer:
     def evaluate_now(self) -> dict[str, float]:
         if not self.cfg.eval_deal_sets:
             return {}
-        agent = TorchAgent(self.model, self.rules, name="policy")
+        agent = TorchAgent(self.model, self.rules, name="policy", device=self.device)
         out = {}
         for opp in self.cfg.eval_opponents:
             lineup = [agent] + [self.pool.agent(opp)] * (self.rules.num_players - 1)
