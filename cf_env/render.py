@@ -60,10 +60,10 @@ def render_ansi(game: Game, viewer: int | None = None) -> str:
     ends = game.open_ends
     lines.append("open ends: " + (", ".join(f"{v}x{c}" if c > 1 else f"{v}" for v, c in enumerate(ends) if c) or "none")
                  + "   (* marks a free end, < a double)")
-    pend = game.pending
-    if pend is not None:
-        what = "centre arms" if pend.role == Role.ARM else "toes"
-        lines.append(f"forced: {pend.count} {what} on {pend.value} must be filled first")
+    if game.pending is not None:
+        from cf_env.scene import pending_text
+
+        lines.append("forced: " + pending_text(game))
     sizes = game.hand_sizes
     totals = game.totals
     lines.append(
@@ -87,7 +87,8 @@ def render_ansi(game: Game, viewer: int | None = None) -> str:
 
 # ---------------------------------------------------------------------------------- pictures
 
-_PIPS = {  # positions on a 3x3 grid, (row, col)
+# Pip positions on a half's 3x3 grid (row, col), as on real dominoes; higher values are written.
+PIP_GRID = {
     0: [], 1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)],
     4: [(0, 0), (0, 2), (2, 0), (2, 2)], 5: [(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)],
     6: [(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)],
@@ -95,88 +96,118 @@ _PIPS = {  # positions on a 3x3 grid, (row, col)
     8: [(0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2)],
     9: [(r, c) for r in range(3) for c in range(3)],
 }
+SEAT_COLOURS = [(214, 69, 65), (52, 120, 198), (230, 160, 30), (140, 80, 180), (40, 160, 150), (200, 90, 150),
+                (120, 120, 120), (90, 150, 60)]
+_FELT, _IVORY, _OPEN, _INK = (34, 110, 60), (250, 248, 240), (255, 226, 120), (25, 25, 25)
 
 
-def _draw_half(draw, x: float, y: float, size: float, value: int, font) -> None:
-    if value in _PIPS:
-        r = size * 0.09
-        for row, col in _PIPS[value]:
-            cx = x + size * (0.22 + 0.28 * col)
-            cy = y + size * (0.22 + 0.28 * row)
-            draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=(20, 20, 20))
-    else:
-        draw.text((x + size * 0.25, y + size * 0.3), str(value), fill=(20, 20, 20), font=font)
+def _font(size: int):
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)  # scalable with FreeType (Pillow >= 10.1)
+    except TypeError:  # pragma: no cover - older Pillow
+        return ImageFont.load_default()
 
 
-def _draw_tile(draw, x: float, y: float, u: float, a: int, b: int, vertical: bool, font,
-               colour=(250, 248, 240)) -> None:
-    w, h = (u, 2 * u) if vertical else (2 * u, u)
-    draw.rounded_rectangle([x, y, x + w, y + h], radius=u * 0.12, fill=colour, outline=(60, 60, 60), width=2)
-    if vertical:
-        draw.line([x + 4, y + u, x + w - 4, y + u], fill=(60, 60, 60), width=2)
-        _draw_half(draw, x, y, u, a, font)
-        _draw_half(draw, x, y + u, u, b, font)
-    else:
-        draw.line([x + u, y + 4, x + u, y + h - 4], fill=(60, 60, 60), width=2)
-        _draw_half(draw, x, y, u, a, font)
-        _draw_half(draw, x + u, y, u, b, font)
+def render_rgb(game: Game, unit: int = 26, names: list[str] | None = None, caption: str = "",
+               cache: list | None = None) -> np.ndarray:
+    """The position as a picture, in the replay viewer's geometry (:mod:`cf_env.scene`): the
+    centre double with its arms, every double's three toes splayed as a foot, empty slots as
+    outlines (red while forced), free ends highlighted; above it whose turn it is, each player's
+    name, hand size and score, and a legend; a banner with the winners once the game is over.
+    ``caption`` is written under the header (the replay GIF puts the move there); ``cache`` as in
+    :func:`cf_env.scene.layout_poses`. Returns an ``H x W x 3`` uint8 array."""
+    from PIL import Image, ImageDraw
 
+    from cf_env.scene import scene_of
 
-def render_rgb(game: Game, unit: int = 24) -> np.ndarray:
-    """The layout drawn as domino tiles with pips: each arm is a row growing to the right from
-    the centre double; a chicken foot's toes start new rows below their double. Returns an
-    ``H x W x 3`` uint8 array."""
-    from PIL import Image, ImageDraw, ImageFont
-
-    layout = game.layout()
-    kids = _children(game)
+    scene = scene_of(game, cache)
+    n = game.num_players
+    names = names or [f"player_{p}" for p in range(n)]
     u = unit
-    gap = u // 3
-    positions: dict[int, tuple[int, int]] = {}  # node -> (column, row)
-    next_row = [0]
-
-    def place(node: int, col: int, row: int) -> None:
-        positions[node] = (col, row)
-        for j, child in enumerate(kids[node]):
-            if j:  # the first child continues the row; the others (toes, arms) start new rows
-                next_row[0] += 1
-            place(child, col + 1, row if j == 0 else next_row[0])
-
-    if layout:
-        for j, arm in enumerate(kids[0]):
-            if j > 0:
-                next_row[0] += 1
-            place(arm, 1, next_row[0])
-        positions[0] = (0, 0)
-    cols = max((c for c, _ in positions.values()), default=0) + 1
-    rows = max(next_row[0] + 1, 1)
-    cell_w, cell_h = 2 * u + gap, 2 * u + gap
-    header = u + gap
-    width = max(cols * cell_w + gap, 14 * u)
-    height = header + rows * cell_h + gap
-    image = Image.new("RGB", (width, height), (34, 110, 60))
+    font, small, big = _font(max(12, u * 3 // 5)), _font(max(10, u // 2)), _font(max(16, u))
+    line_h = max(14, u * 3 // 4)
+    header = line_h * (n + 3 + bool(caption))
+    x0, y0, x1, y1 = scene.bounds
+    margin = 1.0
+    width = max(int((x1 - x0 + 2 * margin) * u), 16 * u + 200)
+    height = header + int((y1 - y0 + 2 * margin) * u) + (2 * u if scene.over else 0)
+    image = Image.new("RGB", (width, height), _FELT)
     draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default()
-    title = (f"Round {game.round_index + 1}/{game.config.rounds}  boneyard {game.boneyard_size}  "
-             f"hands {game.hand_sizes}  scores {game.totals}")
-    draw.text((gap, gap // 2), title, fill=(255, 255, 255), font=font)
-    open_nodes = {node for nodes in game.open_end_nodes() for node in nodes}
-    for node, (col, row) in positions.items():  # connectors from a tile to branches below it
-        parent = layout[node].parent
-        if parent >= 0 and positions[parent][1] != row:
-            pc, pr = positions[parent]
-            x0 = gap + pc * cell_w + (3 * u // 2 if layout[parent].match == layout[parent].expose else 2 * u)
-            y0 = header + pr * cell_h + u
-            draw.line([x0, y0, x0 + gap // 2, y0, x0 + gap // 2, header + row * cell_h + u,
-                       gap + col * cell_w, header + row * cell_h + u], fill=(200, 220, 200), width=2)
-    for node, (col, row) in positions.items():
-        p = layout[node]
-        x = gap + col * cell_w
-        y = header + row * cell_h
-        vertical = p.match == p.expose  # doubles lie crosswise
-        colour = (255, 236, 160) if node in open_nodes else (250, 248, 240)
-        if vertical:
-            _draw_tile(draw, x + u // 2, y, u, p.match, p.expose, True, font, colour)
-        else:
-            _draw_tile(draw, x, y + u // 2, u, p.match, p.expose, False, font, colour)
+    ox = (width - (x1 - x0) * u) / 2 - x0 * u
+    oy = header + margin * u - y0 * u + (2 * u if scene.over else 0)
+
+    def to_px(x: float, y: float) -> tuple[float, float]:
+        return ox + x * u, oy + y * u
+
+    # --- the header: round, whose turn, per-player lines, the legend
+    status = f"Round {scene.round_index + 1}/{scene.rounds}   boneyard {scene.boneyard}"
+    if scene.pending:
+        status += f"   forced: {scene.pending}"
+    draw.text((8, 4), status, fill=(255, 255, 255), font=font)
+    for p in range(n):
+        mark = "> " if p == scene.current else "  "
+        text = f"{mark}{names[p]}: {scene.hand_sizes[p]} tiles, {scene.totals[p]} points"
+        if p == scene.current:
+            text += "   (to move)"
+        if p in scene.winners:
+            text += "   WINNER"
+        y = 4 + line_h * (p + 1)
+        draw.rectangle([8, y + 3, 8 + line_h - 6, y + line_h - 3], fill=SEAT_COLOURS[p % len(SEAT_COLOURS)])
+        draw.text((8 + line_h, y), text, fill=(255, 255, 255), font=font)
+    legend_y = 4 + line_h * (n + 1)
+    draw.rectangle([8, legend_y + 3, 8 + line_h - 6, legend_y + line_h - 3], fill=_OPEN)
+    draw.text((8 + line_h, legend_y), "free end", fill=(255, 255, 255), font=small)
+    lx = 8 + line_h + 80
+    draw.rectangle([lx, legend_y + 3, lx + line_h - 6, legend_y + line_h - 3], outline=(235, 60, 50), width=2)
+    draw.text((lx + line_h, legend_y), "forced slot", fill=(255, 255, 255), font=small)
+    lx += line_h + 100
+    draw.rectangle([lx, legend_y + 3, lx + line_h - 6, legend_y + line_h - 3], outline=(200, 225, 200), width=1)
+    draw.text((lx + line_h, legend_y), "empty slot", fill=(255, 255, 255), font=small)
+
+    if caption:
+        draw.text((8, legend_y + line_h), caption, fill=(255, 240, 200), font=font)
+
+    # --- the table
+    def corners(x: float, y: float, angle: float, half_w: float = 1.0, half_h: float = 0.5) -> list[tuple[float, float]]:
+        c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+        return [to_px(x + dx * c - dy * s, y + dx * s + dy * c)
+                for dx, dy in ((-half_w, -half_h), (half_w, -half_h), (half_w, half_h), (-half_w, half_h))]
+
+    for g in scene.ghosts:
+        colour = (235, 60, 50) if g.forced else (200, 225, 200)
+        draw.polygon(corners(g.x, g.y, g.angle, 0.96, 0.46), outline=colour, width=3 if g.forced else 1)
+    open_nodes = set(scene.open_nodes)
+    for t in scene.tiles:
+        c, s = np.cos(np.radians(t.angle)), np.sin(np.radians(t.angle))
+        draw.polygon(corners(t.x, t.y, t.angle), fill=_IVORY, outline=(60, 60, 60), width=2)
+        if t.node in open_nodes:  # the free (expose) half; a double is free on both halves
+            if t.double:
+                draw.polygon(corners(t.x, t.y, t.angle, 0.97, 0.47), fill=_OPEN)
+            else:
+                draw.polygon(corners(t.x + 0.5 * c, t.y + 0.5 * s, t.angle, 0.47, 0.47), fill=_OPEN)
+        a, b = to_px(t.x - 0.42 * s, t.y + 0.42 * c), to_px(t.x + 0.42 * s, t.y - 0.42 * c)
+        draw.line([a, b], fill=(60, 60, 60), width=2)
+        seat = SEAT_COLOURS[t.player % len(SEAT_COLOURS)]
+        dot = to_px(t.x, t.y)
+        draw.ellipse([dot[0] - 3, dot[1] - 3, dot[0] + 3, dot[1] + 3], fill=seat)
+        for half, value in ((-0.5, t.match), (0.5, t.expose)):
+            hx, hy = t.x + half * c, t.y + half * s
+            if value in PIP_GRID:
+                r = 0.085 * u
+                for row, col in PIP_GRID[value]:
+                    px, py = (col - 1) * 0.27, (row - 1) * 0.27
+                    cx, cy = to_px(hx + px * c - py * s, hy + px * s + py * c)
+                    draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=_INK)
+            else:
+                cx, cy = to_px(hx, hy)
+                draw.text((cx, cy), str(value), fill=_INK, font=font, anchor="mm")
+    if scene.over:
+        winners = ", ".join(names[p] for p in scene.winners)
+        text = f"Game over - winner{'s' if len(scene.winners) > 1 else ''}: {winners}"
+        where = (width / 2, header + u)  # across the top of the table, clear of the centre
+        box = draw.textbbox(where, text, font=big, anchor="mm")
+        draw.rectangle([box[0] - 12, box[1] - 8, box[2] + 12, box[3] + 8], fill=(20, 20, 20))
+        draw.text(where, text, fill=(255, 220, 90), font=big, anchor="mm")
     return np.asarray(image, dtype=np.uint8).copy()

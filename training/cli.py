@@ -1,9 +1,10 @@
-"""The ``chickenfoot`` command: ``train``, ``eval`` and ``play``.
+"""The ``chickenfoot`` command: ``train``, ``expert``, ``eval``, ``play`` and ``replay``.
 
     chickenfoot train --config configs/default.yaml [--resume]
     chickenfoot eval runs/default/final.pt greedy greedy greedy --deal-sets 500 --json out.json --plot out.png
     chickenfoot eval search heuristic --deal-sets 250 --workers 2
-    chickenfoot play --opponents search,heuristic,zoo:strong-4p
+    chickenfoot play --opponents search,heuristic,zoo:strong-4p --save game.json
+    chickenfoot replay game.json --html game.html
 """
 
 from __future__ import annotations
@@ -75,10 +76,11 @@ def main() -> None:
               help="Override init_checkpoint: start from these weights (a path or zoo:NAME) instead of cloning the heuristic.")
 @click.option("--total-steps", type=int, default=None, help="Override total_steps.")
 @click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
+@click.option("--device", default=None, help="Override device: cpu, cuda, cuda:N or auto (cuda when there is one).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
           init_checkpoint: str | None, total_steps: int | None, time_limit_minutes: float | None,
-          no_progress: bool) -> None:
+          device: str | None, no_progress: bool) -> None:
     """Self-play PPO with an opponent pool; writes checkpoints and TensorBoard logs.
 
     Ctrl-C or SIGTERM stops after the current update, writes a checkpoint and prints the command
@@ -88,14 +90,14 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 
     try:
         cfg = load_config(config_path, runs_dir=runs_dir, run_name=run_name, init_checkpoint=init_checkpoint,
-                          total_steps=total_steps, time_limit_minutes=time_limit_minutes)
+                          total_steps=total_steps, time_limit_minutes=time_limit_minutes, device=device)
         summary = run_training(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(summary, indent=2, default=str))
     if summary["signal"]:
         flags = {"--runs-dir": runs_dir, "--run-name": run_name, "--total-steps": total_steps,
-                 "--time-limit-minutes": time_limit_minutes}
+                 "--time-limit-minutes": time_limit_minutes, "--device": device}
         command = ["chickenfoot", "train", "--config", config_path, "--resume"]
         for flag, value in flags.items():
             if value is not None:
@@ -103,6 +105,37 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
         click.echo(f"Stopped by {summary['signal']} at step {summary['learner_steps']}; checkpoint "
                    f"{summary['checkpoint']}. Resume with:\n  {shlex.join(command)}", err=True)
         sys.exit(130 if summary["signal"] == "SIGINT" else 143)
+
+
+@main.command()
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+              help="YAML whose keys are ExpertConfig fields (see configs/expert-4p.yaml).")
+@click.option("--resume", is_flag=True, help="Continue the run (weights, optimizer, samples, iteration).")
+@click.option("--overwrite", is_flag=True, help="Delete the run folder's earlier run first.")
+@click.option("--runs-dir", default=None, help="Override runs_dir.")
+@click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir).")
+@click.option("--init-checkpoint", default=None, help="Override init_checkpoint (a path or zoo:NAME).")
+@click.option("--iterations", type=click.IntRange(min=1), default=None, help="Override iterations.")
+@click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Override workers.")
+@click.option("--device", default=None, help="Override device: auto, cpu, cuda or cuda:N.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
+           init_checkpoint: str | None, iterations: int | None, time_limit_minutes: float | None,
+           workers: int | None, device: str | None, no_progress: bool) -> None:
+    """Expert iteration: the network learns the search agent's choices on the states it reaches
+    (DAgger); writes checkpoints, the samples and TensorBoard logs."""
+    from training.config import load_config
+    from training.expert import ExpertConfig, expert_iteration
+
+    try:
+        cfg = load_config(config_path, ExpertConfig, runs_dir=runs_dir, run_name=run_name,
+                          init_checkpoint=init_checkpoint, iterations=iterations,
+                          time_limit_minutes=time_limit_minutes, workers=workers, device=device)
+        summary = expert_iteration(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(summary, indent=2, default=str))
 
 
 @main.command(name="eval")
@@ -116,15 +149,25 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a win-rate bar chart (PNG).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes that play deal sets in parallel (the report is the same, timings aside).")
+@click.option("--save-games", "save_games", type=click.Path(file_okay=False), default=None,
+              help="Write game records (JSON, for chickenfoot replay) into this folder, with an index.json.")
+@click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With --save-games: keep only the N games where --worst-agent did worst (0 = every game).")
+@click.option("--worst-agent", default=None, help="The agent spec --worst judges [default: the first agent].")
+@click.option("--device", default="cpu", show_default=True,
+              help="Where checkpoint agents run: cpu, cuda, cuda:N or auto (cuda when there is one).")
 @click.option("--no-progress", is_flag=True)
 def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | None, rounds: int | None,
                  hand_size: int | None, deal_sets: int, seed: int, json_path: str | None, csv_path: str | None,
-                 plot_path: str | None, workers: int, no_progress: bool) -> None:
+                 plot_path: str | None, workers: int, save_games: str | None, worst: int, worst_agent: str | None,
+                 device: str, no_progress: bool) -> None:
     """Play AGENTS against each other (one per seat, the last one filling the remaining seats;
     specs: random, greedy, heuristic, search[:name=value...], a checkpoint path, zoo:NAME, sb3:MODEL.zip,
     sb3+trust:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95% Wilson
     intervals, mean points, OpenSkill ratings and each agent's mean time per decision (ms/dec; ms/choice
     counts only decisions with more than one legal action). The rules are the first checkpoint's unless rule flags say otherwise."""
+    import agents as agent_lib
+    from agents.torch_policy import resolve_device
     from training.evaluate import evaluate
 
     config = _rules(list(agents), players, max_pip, rounds, hand_size)
@@ -133,16 +176,44 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
     if len(lineup) > players:
         raise click.BadParameter(f"{len(lineup)} agents for {players} seats", param_hint="AGENTS")
     lineup += [lineup[-1]] * (players - len(lineup))
+    if (worst or worst_agent) and save_games is None:
+        raise click.BadParameter("--worst and --worst-agent choose which games --save-games keeps; give --save-games DIR",
+                                 param_hint="--worst")
     try:
-        report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=not no_progress, workers=workers)
+        device = resolve_device(device)
+        if device != "cpu" and workers > 1:
+            raise click.BadParameter("--device cuda runs in one process; drop --workers", param_hint="--device")
+        built = ({s: agent_lib.load(s, config, device=device) for s in dict.fromkeys(lineup)}
+                 if device != "cpu" else None)
+        report = evaluate([built[s] for s in lineup] if built else lineup, config, deal_sets=deal_sets, seed=seed,
+                          progress=not no_progress, workers=workers, save_games=save_games, worst=worst,
+                          worst_agent=worst_agent)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(report.table())
+    if save_games:
+        kept = "every game" if not worst else f"the {worst} games where {worst_agent or lineup[0]} did worst"
+        click.echo(f"game records ({kept}): {save_games}/ (index.json lists them; chickenfoot replay FILE)")
     for path in (json_path, csv_path):
         if path:
             report.write(path)
     if plot_path:
         report.plot(plot_path)
+
+
+RULES_SUMMARY = """Chicken Foot in brief (the full rules: docs/RULES.md, R1-R17)
+- Each round starts with a double in the centre (9-9 in round 1, then 8-8, ... down to 0-0).
+- Centre arms (R9): the first plays must fill the centre double's 4 arms, each tile matching it.
+- Matching (R8): a tile goes against an open end showing one of its values; its other value
+  becomes the new open end. Moves are written M>X: play the tile M-X on an open M, exposing X.
+- Chicken foot (R10): a double laid on an open end opens three toes; all three must be filled
+  (each matching the double) before anyone plays anywhere else.
+- Must play (R11): with a legal play you must play. Without one you draw one tile (R12); if it
+  fits you may play it at once or keep it (pass). Boneyard empty and no play: pass (R13).
+- A round ends when someone plays their last tile, or when nobody can play (R14). Everyone
+  scores the pips left in hand; 0-0 counts 50 (R15). After the last round the lowest total wins.
+Type a move as a menu number, 3>7 (the 3 end on an open 3), 3-7 or [3|7] (either way round when
+only one fits), draw, pass; ? shows this; q quits."""
 
 
 @main.command()
@@ -152,12 +223,17 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True,
               help="Your seat (0 moves after the dealer's left...).")
 @click.option("--seed", type=click.IntRange(min=0), default=None)
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the game's record (JSON, for chickenfoot replay) here when it ends or you quit.")
 def play(opponents: str, players: int | None, max_pip: int | None, rounds: int | None, hand_size: int | None,
-         seat: int, seed: int | None) -> None:
+         seat: int, seed: int | None, save_path: str | None) -> None:
     """Play a game in the terminal against agents (the rules are the first checkpoint's among
-    them unless rule flags say otherwise)."""
+    them unless rule flags say otherwise). Every move is echoed with where it went; type ? for
+    the rules."""
     import agents as agent_lib
-    from cf_env import action_to_string, raw_env
+    from cf_env import Game, ObservationEncoder
+    from cf_env.render import render_ansi
+    from cf_env.replay import describe_action, game_record, save_record
 
     specs = [s.strip() for s in opponents.split(",") if s.strip()]
     if not specs:
@@ -171,45 +247,89 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
         bots = [agent_lib.load(s, config) for s in specs[: players - 1]]
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
-    env = raw_env(**config.to_dict(), render_mode="ansi")
-    env.reset(seed=seed)
+    others = [p for p in range(players) if p != seat]
+    labels = ["you" if p == seat else f"player_{p} ({specs[others.index(p)]})" for p in range(players)]
+    lineup = ["you" if p == seat else specs[others.index(p)] for p in range(players)]
+    game = Game(config, seed=seed)
+    encoder = ObservationEncoder(config)
     rng = np.random.default_rng(seed)
-    game = env.game
-    others = [s for s in range(players) if s != seat]
-    rounds_seen = 0
+
+    def save() -> None:
+        if save_path:
+            save_record(game_record(game, lineup, source="chickenfoot play", seed=seed, human_seat=seat), save_path)
+            click.echo(f"game record written to {save_path} (chickenfoot replay {save_path})")
+
+    click.echo(f"You are player_{seat}. Type ? for the rules, q to quit.")
     while not game.is_over:
         current = game.current_player
-        obs = env.observe(env.agent_selection)
+        observation = {"observation": encoder.encode(game, current), "action_mask": encoder.mask(game.legal_bits)}
         if current != seat:
-            action = bots[others.index(current)].act(obs, rng)
-            click.echo(f"player_{current} ({specs[others.index(current)]}): {action_to_string(action, max_pip)}")
-            env.step(action)
+            action = bots[others.index(current)].act(observation, rng)
         else:
-            click.echo("\n" + env.render())
-            legal = np.flatnonzero(obs["action_mask"]).tolist()
+            click.echo("\n" + render_ansi(game, viewer=seat))
+            legal = np.flatnonzero(observation["action_mask"]).tolist()
             for k, a in enumerate(legal):
-                click.echo(f"  [{k}] {action_to_string(a, max_pip)}")
+                click.echo(f"  [{k}] {_menu_text(a, max_pip)}")
             while True:
-                answer = click.prompt("your move (number, or a move like 9>4 / draw / pass; q quits)", type=str)
-                if answer.strip().lower() in ("q", "quit", "exit"):
+                answer = click.prompt("your move (number, 3>7, 3-7, [3|7], draw, pass; ? rules; q quits)", type=str)
+                word = answer.strip().lower()
+                if word in ("q", "quit", "exit"):
+                    save()
                     click.echo("bye")
                     return
+                if word in ("?", "help", "rules"):
+                    click.echo(RULES_SUMMARY)
+                    continue
                 choice = _parse_choice(answer, legal, max_pip)
                 if isinstance(choice, str):
                     click.echo(choice)
                     continue
-                env.step(choice)
+                action = choice
                 break
-        if game.rounds_finished != rounds_seen:
-            rounds_seen = game.rounds_finished
-            click.echo(f"--- round {rounds_seen} over: points {game.round_scores[-1]}, totals {game.totals}")
-    names = ", ".join("you" if p == seat else f"player_{p}" for p in game.winners)
+        hands_before = [[(t.low, t.high) for t in game.hand(p)] for p in range(players)]
+        rounds_before = game.rounds_finished
+        click.echo(describe_action(game, action, labels, viewer=seat))
+        if game.rounds_finished != rounds_before:
+            left = _hands_at_round_end(hands_before, current, action, max_pip)
+            for p in range(players):
+                tiles = " ".join(f"[{a}|{b}]" for a, b in left[p]) or "(none)"
+                click.echo(f"    {labels[p]}: {tiles}")
+            click.echo(f"--- round {game.rounds_finished} over: points {game.round_scores[-1]}, totals {game.totals}")
+    names = ", ".join(labels[p] for p in game.winners)
     click.echo(f"Game over. Totals {game.totals}. Winner(s): {names}")
+    save()
+
+
+def _menu_text(action: int, max_pip: int) -> str:
+    """``"3>7  (tile 3-7 on an open 3)"``, ``"draw"``, ``"pass"``."""
+    from cf_env import action_to_string
+
+    text = action_to_string(action, max_pip)
+    if ">" in text:
+        m, x = text.split(">")
+        return f"{text:6s} (tile {m}-{x} on an open {m})"
+    return text
+
+
+def _hands_at_round_end(hands_before: list[list[tuple[int, int]]], mover: int, action: int,
+                        max_pip: int) -> list[list[tuple[int, int]]]:
+    """The hands as the round ended: those before the last move, less the tile it played."""
+    from cf_env import action_table
+
+    table = action_table(max_pip)
+    hands = [list(h) for h in hands_before]
+    if action < table.draw:
+        tile = tuple(sorted((table.match[action], table.expose[action])))
+        hands[mover] = [t for t in hands[mover] if tuple(sorted(t)) != tile]
+    return hands
 
 
 def _parse_choice(answer: str, legal: list[int], max_pip: int) -> int | str:
-    """A legal action id from a menu number or a move string, or a message saying what is wrong."""
-    from cf_env import string_to_action
+    """A legal action id from a menu number, ``M>X``, a tile (``3-7``, ``[3|7]``: either
+    orientation, when only one is legal), ``draw`` or ``pass``; else a message saying what is wrong."""
+    import re
+
+    from cf_env import action_to_string, string_to_action
 
     text = answer.strip()
     if text.isdigit():
@@ -217,13 +337,93 @@ def _parse_choice(answer: str, legal: list[int], max_pip: int) -> int | str:
         if 0 <= k < len(legal):
             return legal[k]
         return f"pick a number from 0 to {len(legal) - 1}"
+    tile = re.fullmatch(r"\[?\s*(\d+)\s*[-|,/ ]\s*(\d+)\s*\]?", text)
+    if tile:
+        a, b = int(tile.group(1)), int(tile.group(2))
+        if a > max_pip or b > max_pip:
+            return f"{text}: this set's pips go up to {max_pip}"
+        k = max_pip + 1
+        options = [m * k + x for m, x in ((a, b), (b, a)) if m * k + x in legal]
+        options = list(dict.fromkeys(options))
+        if not options:
+            return f"the tile {a}-{b} has no legal play now; legal moves are listed above"
+        if len(options) > 1:
+            return (f"{a}-{b} fits both ways: type {action_to_string(options[0], max_pip)} or "
+                    f"{action_to_string(options[1], max_pip)} (the first number is the end that touches)")
+        return options[0]
     try:
         action = string_to_action(text, max_pip)
     except ChickenFootError as exc:
-        return str(exc)
+        return f"{exc}; or type a menu number, a tile like 3-7, or ? for the rules"
     if action not in legal:
         return f"{text} is not legal now; legal moves are listed above"
     return action
+
+
+@main.command()
+@click.argument("record_path", metavar="RECORD.json", type=click.Path(dir_okay=False))
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a self-contained replay page (open it in a browser; #step=N in its address).")
+@click.option("--gif", "gif_path", type=click.Path(dir_okay=False), default=None,
+              help="Write an animated GIF of the game (Pillow).")
+@click.option("--gif-every", type=click.IntRange(min=1), default=1, show_default=True,
+              help="One GIF frame per this many steps.")
+@click.option("--gif-ms", type=click.IntRange(min=20), default=600, show_default=True, help="Milliseconds per GIF frame.")
+@click.option("--step", "start", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Step to open at in the terminal (the position after that many actions).")
+def replay(record_path: str, html_path: str | None, gif_path: str | None, gif_every: int, gif_ms: int,
+           start: int) -> None:
+    """Replay a game record (from play --save or eval --save-games): step through it in the
+    terminal (Enter or n: next step, p: previous, N/P: next/previous round, g K: go to step K,
+    q: quit), or write it as an HTML page (--html) or a GIF (--gif)."""
+    from cf_env.replay import load_record, replay_steps, write_gif, write_html
+
+    try:
+        record = load_record(record_path)
+        if html_path or gif_path:
+            if html_path:
+                click.echo(f"replay page written to {write_html(record, html_path)}")
+            if gif_path:
+                click.echo(f"GIF written to {write_gif(record, gif_path, ms_per_step=gif_ms, every=gif_every)}")
+            return
+        steps = [(text, game.clone()) for _, text, game in replay_steps(record)]
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    _replay_terminal(record, steps, min(start, len(steps) - 1))
+
+
+def _replay_terminal(record: dict, steps: list, step: int) -> None:
+    from cf_env.render import render_ansi
+
+    names = record["players"]
+    round_starts: dict[int, int] = {}
+    for k, (_, game) in enumerate(steps):
+        round_starts.setdefault(game.round_index, k)
+    last = len(steps) - 1
+    while True:
+        text, game = steps[step]
+        click.echo(f"\n=== step {step}/{last}: {text}")
+        click.echo(render_ansi(game, viewer=None if game.is_over else game.current_player))
+        for p in range(game.num_players):
+            hand = " ".join(f"[{t.low}|{t.high}]" for t in game.hand(p)) or "(none)"
+            click.echo(f"  player_{p} ({names[p]}): {hand}")
+        answer = click.prompt("[Enter/n] next  [p] previous  [N/P] next/previous round  [g K] step K  [q] quit",
+                              default="n", show_default=False).strip()
+        r = game.round_index
+        if answer in ("q", "quit"):
+            return
+        if answer in ("n", ""):
+            step = min(step + 1, last)
+        elif answer == "p":
+            step = max(step - 1, 0)
+        elif answer == "N":
+            step = round_starts.get(r + 1, last)
+        elif answer == "P":
+            step = round_starts[r] if step > round_starts[r] else round_starts.get(r - 1, 0)
+        elif answer.startswith("g") and answer[1:].strip().isdigit():
+            step = min(int(answer[1:].strip()), last)
+        else:
+            click.echo(f"unknown command {answer!r}")
 
 
 if __name__ == "__main__":

@@ -170,16 +170,18 @@ def _warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
         agent.act(observation, np.random.default_rng(0))
 
 
-def _init_worker(specs: list[str], config_dict: dict, seed: int) -> None:
+def _init_worker(specs: list[str], config_dict: dict, seed: int, records: bool = False) -> None:
     config = RulesConfig.from_dict(config_dict)
     built = {s: load(s, config) for s in dict.fromkeys(specs)}
     _warm_up(built, config)
-    _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed)
+    _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed, records=records)
 
 
-def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray]]:
-    """Every seat rotation of deal set ``d``: (seat specs, winners, totals, clock) per game."""
+def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray, dict | None]]:
+    """Every seat rotation of deal set ``d``: (seat specs, winners, totals, clock, the game's record
+    when records are kept) per game."""
     specs, built, env, seed = _WORKER["specs"], _WORKER["built"], _WORKER["env"], _WORKER["seed"]
+    keep = _WORKER.get("records", False)
     n = len(specs)
     out = []
     for rot in range(n):
@@ -187,7 +189,7 @@ def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int]
         clock = np.zeros((n, 4))
         game = play_game(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
                          clock=clock)
-        out.append((seat_specs, game.winners, game.totals, clock))
+        out.append((seat_specs, game.winners, game.totals, clock, game.to_record() if keep else None))
     return out
 
 
@@ -197,9 +199,71 @@ def _ranks(winners: list[int], totals: list[int]) -> list[int]:
     return [0 if p in winners else 1 + order.index(totals[p]) for p in range(len(totals))]
 
 
+class GameSaver:
+    """Writes game records (:mod:`cf_env.replay`) of an evaluation into ``folder``: every game
+    (``worst`` = 0), or the ``worst`` games of ``agent`` (default: the lineup's first spec), judged
+    by how far its total is behind the best other seat (its mean over its seats). Files are
+    ``game_DDDDD_R.json`` (deal set, seat rotation) plus ``index.json`` listing them."""
+
+    def __init__(self, folder: str | Path, lineup: Sequence[str], worst: int = 0, agent: str | None = None,
+                 seed: int = 0) -> None:
+        if isinstance(worst, bool) or not isinstance(worst, int) or worst < 0:
+            raise ConfigError(f"worst must be an int >= 0 (0 saves every game), got {worst!r}")
+        agent = lineup[0] if agent is None else agent
+        if agent not in lineup:
+            raise ConfigError(f"the agent whose worst games to keep, {agent!r}, is not in the lineup {list(lineup)}")
+        if len(set(lineup)) == 1 and worst:
+            raise ConfigError(f"{agent!r} holds every seat: no game is worse for it than for the others; save "
+                              f"every game (worst 0) or evaluate it against another agent")
+        self.folder, self.worst, self.agent, self.seed = Path(folder), worst, agent, seed
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.kept: list[tuple[float, int, int, dict]] = []  # (margin, deal set, rotation, record)
+        self.index: list[dict] = []
+
+    def margin(self, seat_specs: Sequence[str], totals: Sequence[int]) -> float:
+        mine = [t for s, t in zip(seat_specs, totals) if s == self.agent]
+        others = [t for s, t in zip(seat_specs, totals) if s != self.agent]
+        return float(np.mean(mine) - min(others)) if others else 0.0
+
+    def add(self, d: int, rot: int, seat_specs: list[str], winners: list[int], totals: list[int], game: dict) -> None:
+        from cf_env.replay import RECORD_FORMAT, RECORD_FORMAT_VERSION
+
+        margin = self.margin(seat_specs, totals)
+        record = {"format": RECORD_FORMAT, "version": RECORD_FORMAT_VERSION, "game": game,
+                  "players": list(seat_specs), "result": {"totals": list(totals), "winners": list(winners)},
+                  "meta": {"source": "chickenfoot eval", "seed": self.seed, "deal_set": d, "rotation": rot,
+                           "agent": self.agent, "behind_best_other": margin}}
+        if not self.worst:
+            self._write(record)
+            return
+        self.kept.append((margin, d, rot, record))
+        self.kept.sort(key=lambda k: (-k[0], k[1], k[2]))
+        del self.kept[self.worst:]
+
+    def _write(self, record: dict) -> None:
+        from cf_env.replay import save_record
+
+        meta = record["meta"]
+        name = f"game_{meta['deal_set']:05d}_{meta['rotation']}.json"
+        save_record(record, self.folder / name)
+        self.index.append({"file": name, "players": record["players"], "totals": record["result"]["totals"],
+                           "winners": record["result"]["winners"], "behind_best_other": meta["behind_best_other"]})
+
+    def close(self) -> list[Path]:
+        for _, _, _, record in self.kept:
+            self._write(record)
+        (self.folder / "index.json").write_text(json.dumps({"agent": self.agent, "worst": self.worst,
+                                                            "games": self.index}, indent=1), encoding="utf-8")
+        return [self.folder / item["file"] for item in self.index]
+
+
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
-             progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int = 1) -> EvalReport:
+             progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int = 1,
+             save_games: str | Path | None = None, worst: int = 0, worst_agent: str | None = None) -> EvalReport:
     """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
+
+    ``save_games``: a folder for game records (:class:`GameSaver`): every game, or with ``worst``
+    = N the N games where ``worst_agent`` (default: the first spec) did worst.
 
     ``workers`` > 1 plays deal sets in that many processes (the lineup must then be specs, which
     each process loads); the report is the same as with one process, timings aside. The processes
@@ -221,6 +285,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     if workers > 1 and (agents_by_spec or not all(isinstance(x, str) for x in lineup)):
         raise ConfigError("workers > 1 needs a lineup of agent specs (each process loads its own agents)")
     distinct = list(dict.fromkeys(specs))
+    saver = GameSaver(save_games, specs, worst, worst_agent, seed) if save_games is not None else None
     rng = np.random.default_rng(seed)
     all_deals = [generate_deals(config, rng) for _ in range(deal_sets)]
     model = PlackettLuce()
@@ -230,8 +295,10 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     clocks = {s: np.zeros(4) for s in distinct}
     bar = tqdm(total=deal_sets * n, desc="eval", unit="game", disable=not progress, leave=False)
 
-    def record(games: list) -> None:
-        for seat_specs, winners, totals, clock in games:
+    def record(games: list, d: int) -> None:
+        for rot, (seat_specs, winners, totals, clock, game) in enumerate(games):
+            if saver is not None:
+                saver.add(d, rot, seat_specs, winners, totals, game)
             share = 1.0 / len(winners)
             for seat, spec in enumerate(seat_specs):
                 wins[spec].append(share if seat in winners else 0.0)
@@ -255,10 +322,11 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             if spec not in built:
                 built[spec] = item if not isinstance(item, str) else load(item, config)
         _warm_up(built, config)
-        _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed)
+        _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed,
+                       records=saver is not None)
         try:
             for d, deals in enumerate(all_deals):
-                record(_play_deal_set(d, deals))
+                record(_play_deal_set(d, deals), d)
         finally:
             _WORKER.clear()
     else:
@@ -267,10 +335,12 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
 
         context = multiprocessing.get_context("spawn")  # numba and torch threads do not survive a fork
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                 initargs=(specs, config.to_dict(), seed)) as pool:
-            for games in pool.map(_play_deal_set, range(deal_sets), all_deals):
-                record(games)  # in deal-set order: the ratings do not depend on the workers
+                                 initargs=(specs, config.to_dict(), seed, saver is not None)) as pool:
+            for d, games in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
+                record(games, d)  # in deal-set order: the ratings do not depend on the workers
     bar.close()
+    if saver is not None:
+        saver.close()
     report = EvalReport(config=config.to_dict(), lineup=specs, deal_sets=deal_sets, games=deal_sets * n, seed=seed)
     for spec in distinct:
         m = float(np.mean(wins[spec]))

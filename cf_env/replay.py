@@ -1,0 +1,262 @@
+"""Game records and replays: save a game with its lineup, step through it, describe each move,
+and turn it into a self-contained HTML page or a GIF.
+
+A *game record* is the engine's :meth:`Game.to_record` (rules, deals, actions: enough to replay
+the game exactly) with the lineup and the result around it::
+
+    {"format": "chickenfoot-game", "version": 1,
+     "game": {"version": 1, "config": {...}, "deals": [...], "actions": [...]},
+     "players": ["heuristic", "search", ...],          # the agent spec (or "you") of each seat
+     "result": {"totals": [...], "winners": [...], "round_scores": [[...], ...]},
+     "meta": {...}}                                      # where it came from: command, seed, ...
+
+``chickenfoot play --save`` and ``chickenfoot eval --save-games`` write them;
+``chickenfoot replay RECORD.json`` reads them (``--html``, ``--gif``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from cf_env.engine import EventKind, Game, RecordError, Role, RoundEnd, RulesConfig, Tile, action_table
+
+__all__ = ["RECORD_FORMAT", "describe_action", "frames", "game_record", "landing", "load_record", "replay_steps",
+           "round_summary", "save_record", "write_gif", "write_html"]
+
+RECORD_FORMAT = "chickenfoot-game"
+RECORD_FORMAT_VERSION = 1
+
+
+# ------------------------------------------------------------------------------ records
+
+def game_record(game: Game, players: Sequence[str], **meta: Any) -> dict[str, Any]:
+    """The record of ``game`` (finished or not) played by ``players`` (one label per seat)."""
+    if len(players) != game.num_players:
+        raise RecordError(f"{len(players)} player labels for {game.num_players} seats")
+    result = {"totals": list(game.totals), "round_scores": [list(r) for r in game.round_scores],
+              "winners": list(game.winners) if game.is_over else []}
+    return {"format": RECORD_FORMAT, "version": RECORD_FORMAT_VERSION, "game": game.to_record(),
+            "players": [str(p) for p in players], "result": result, "meta": dict(meta)}
+
+
+def save_record(record: dict[str, Any], path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
+    return path
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read and check a game record; a bare :meth:`Game.to_record` dict is accepted too (its
+    players are then ``player_0`` ...). Raises :class:`RecordError` saying what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecordError(f"no game record at {path}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordError(f"{path} is not a JSON game record: {exc}") from None
+    if isinstance(data, dict) and "format" not in data and {"config", "deals", "actions"} <= set(data):
+        game = Game.from_record(data)
+        data = game_record(game, [f"player_{p}" for p in range(game.num_players)])
+    if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
+        raise RecordError(f"{path} is not a game record (no \"format\": \"{RECORD_FORMAT}\"); write one with "
+                          f"chickenfoot play --save or chickenfoot eval --save-games")
+    if data.get("version") != RECORD_FORMAT_VERSION:
+        raise RecordError(f"{path}: record version {data.get('version')!r}, this library reads {RECORD_FORMAT_VERSION}")
+    try:
+        game = Game.from_record(data["game"])
+    except (KeyError, TypeError) as exc:
+        raise RecordError(f"{path}: the game part is malformed ({exc})") from None
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    players = data.get("players")
+    if not isinstance(players, list) or len(players) != game.num_players:
+        raise RecordError(f"{path}: \"players\" must list one label per seat ({game.num_players})")
+    return data
+
+
+def _new_game(record: dict[str, Any]) -> Game:
+    game = record["game"]
+    return Game(RulesConfig.from_dict(game["config"]), deals=game["deals"])
+
+
+# ------------------------------------------------------------------------------ describing moves
+
+def landing(game: Game, action: int) -> str:
+    """Where a play would go, said before it is made: ``"on arm 3"``, ``"on the centre 9-9 (arm
+    2)"``, ``"as toe 2 of the 5-5 (arm 1)"`` (the engine's rule: a forced slot first, else the
+    open end of that value that has been open longest)."""
+    table = action_table(game.config.max_pip)
+    match, expose = table.match[action], table.expose[action]
+    layout = game.layout()
+    pending = game.pending
+    if pending is not None and pending.role == Role.ARM:
+        return f"on the centre {layout[0].match}-{layout[0].expose} (arm {game.config.center_arms - pending.count + 1})"
+    if pending is not None:  # R10: the toes of the newest double still short of three
+        kids = [0] * len(layout)
+        for p in layout[1:]:
+            kids[p.parent] += 1
+        parent = max(i for i, p in enumerate(layout) if p.role == Role.DOUBLE and kids[i] < 3)
+        d = layout[parent]
+        return f"as toe {kids[parent] + 1} of the {d.match}-{d.expose} (arm {d.arm + 1})"
+    parent = game.open_end_nodes()[match][0]
+    text = f"on arm {layout[parent].arm + 1}"
+    return text + " (a double: three toes to fill)" if match == expose else text
+
+
+def _last_drawn(game: Game, seat: int) -> Tile | None:
+    for event in reversed(game.events()):
+        if event.player == seat and event.kind == EventKind.DRAW:
+            return event.tile
+    return None
+
+
+def describe_action(game: Game, action: int, names: Sequence[str], viewer: int | None = None) -> str:
+    """Apply ``action`` to ``game`` and say what happened: ``"player_2 plays 9-4 on arm 3"``,
+    ``"you drew 5-1"``, ``"player_1 draws"`` (a tile drawn by a seat other than ``viewer`` stays
+    hidden; ``viewer=None`` shows every tile), ``"player_3 keeps the drawn tile"`` / ``"passes"``,
+    and, when the move ended the round, who went out and the round's points."""
+    table = action_table(game.config.max_pip)
+    seat = game.current_player
+    who = names[seat]
+    s = "" if who == "you" else "s"  # "you play", "player_1 plays"
+    rounds_before = game.rounds_finished
+    if action == table.draw:
+        game.apply(action)
+        tile = _last_drawn(game, seat)
+        text = f"{who} drew {tile.low}-{tile.high}" if viewer in (None, seat) and tile is not None else f"{who} draws"
+    elif action == table.pass_:
+        kept = game.drawn_tile is not None
+        game.apply(action)
+        if kept and viewer in (None, seat):
+            text = f"{who} keep{s} the drawn tile and pass{'es' if s else ''}"
+        else:
+            text = f"{who} pass{'es' if s else ''}"
+    else:
+        where = landing(game, action)
+        game.apply(action)
+        text = f"{who} play{s} {table.match[action]}-{table.expose[action]} {where}"
+    if game.rounds_finished != rounds_before:
+        text += "; " + round_summary(game, names)
+    return text
+
+
+def round_summary(game: Game, names: Sequence[str]) -> str:
+    """``"player_1 went out: round 3 points [...]"`` for the latest finished round."""
+    reason, who = game.round_end_reasons[-1]
+    k = game.rounds_finished
+    head = f"{names[who]} went out" if reason == RoundEnd.DOMINO else "the layout is blocked"
+    points = ", ".join(f"{names[p]} {v}" for p, v in enumerate(game.round_scores[-1]))
+    return f"{head}; round {k} points: {points}"
+
+
+# ------------------------------------------------------------------------------ stepping through
+
+def replay_steps(record: dict[str, Any]) -> Iterator[tuple[int, str, Game]]:
+    """``(step, text, game)`` for step 0 (the deal) to ``len(actions)``: the game as it is after
+    the record's first ``step`` actions and what the latest one did. The same :class:`Game`
+    object is advanced in place: copy (``game.clone()``) what must outlive the next step."""
+    game = _new_game(record)
+    names = record["players"]
+    labels = [f"player_{p} ({name})" if name != f"player_{p}" else name for p, name in enumerate(names)]
+    yield 0, f"round 1: starting double {game.starting_double}-{game.starting_double}", game
+    for step, action in enumerate(record["game"]["actions"], start=1):
+        round_before = game.round_index
+        text = describe_action(game, int(action), labels)
+        if not game.is_over and game.round_index != round_before:
+            text += f"; round {game.round_index + 1} starts with {game.starting_double}-{game.starting_double}"
+        if game.is_over:
+            text += "; game over, winner" + ("s" if len(game.winners) > 1 else "") + ": " + ", ".join(
+                labels[p] for p in game.winners)
+        yield step, text, game
+
+
+def _r(v: float) -> float:
+    return round(v, 2)
+
+
+def frames(record: dict[str, Any]) -> dict[str, Any]:
+    """The replay as plain JSON for the HTML viewer: ``rounds`` (per round, every tile's pose in
+    the order played, and the table's bounds) and ``frames`` (per step: the round, how many of its
+    tiles lie on the table, free ends, empty and forced slots, hands, whose turn, the move, scores)."""
+    from cf_env.scene import scene_of
+
+    rounds: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    cache: list = []
+    cache_round = -1
+    for step, text, game in replay_steps(record):
+        r = game.round_index
+        if r != cache_round:
+            cache, cache_round = [], r
+        scene = scene_of(game, cache)
+        while len(rounds) <= r:
+            rounds.append({"tiles": [], "bounds": [0, 0, 0, 0], "double": game.starting_double})
+        known = rounds[r]["tiles"]
+        for t in scene.tiles[len(known):]:
+            known.append([t.match, t.expose, _r(t.x), _r(t.y), _r(t.angle), t.player])
+        b = rounds[r]["bounds"]
+        rounds[r]["bounds"] = [_r(min(b[0], scene.bounds[0])), _r(min(b[1], scene.bounds[1])),
+                               _r(max(b[2], scene.bounds[2])), _r(max(b[3], scene.bounds[3]))]
+        out.append({
+            "r": r, "n": len(scene.tiles), "open": scene.open_nodes,
+            "ghosts": [[_r(g.x), _r(g.y), _r(g.angle), int(g.forced)] for g in scene.ghosts],
+            "hands": [[list(t) for t in hand] for hand in scene.hands], "bone": scene.boneyard,
+            "cur": scene.current, "text": text, "pend": scene.pending, "scores": scene.round_scores,
+            "totals": scene.totals, "win": scene.winners, "over": scene.over,
+            "drawn": list(scene.drawn) if scene.drawn else None,
+        })
+    config = record["game"]["config"]
+    return {"players": record["players"], "config": config, "rounds": rounds, "frames": out,
+            "result": record.get("result", {})}
+
+
+def write_html(record: dict[str, Any], path: str | Path, title: str | None = None) -> Path:
+    """One self-contained page (inline CSS, JS and SVG; nothing fetched) that replays the record:
+    see :data:`cf_env.replay_page.PAGE` for what it shows and its keys."""
+    from cf_env.replay_page import PAGE
+
+    data = json.dumps(frames(record), separators=(",", ":")).replace("</", "<\\/")
+    title = title or "Chicken Foot replay: " + " vs ".join(dict.fromkeys(record["players"]))
+    page = PAGE.replace("__TITLE__", html.escape(title)).replace("__DATA__", data)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def write_gif(record: dict[str, Any], path: str | Path, ms_per_step: int = 600, unit: int = 18,
+              every: int = 1) -> Path:
+    """An animated GIF of the replay (Pillow), one frame per ``every`` steps (and the last), in
+    the ``rgb_array`` picture's geometry with the move written under the header."""
+    from PIL import Image
+
+    from cf_env.render import render_rgb
+
+    pictures = []
+    cache: list = []
+    cache_round = -1
+    steps = list(range(0, len(record["game"]["actions"]) + 1, max(1, every)))
+    last = len(record["game"]["actions"])
+    for step, text, game in replay_steps(record):
+        if step not in steps and step != last:
+            continue
+        if game.round_index != cache_round:
+            cache, cache_round = [], game.round_index
+        pictures.append(Image.fromarray(render_rgb(game, unit=unit, names=record["players"], caption=text,
+                                                   cache=cache)))
+    width = max(p.width for p in pictures)
+    height = max(p.height for p in pictures)
+    framed = []
+    for p in pictures:
+        canvas = Image.new("RGB", (width, height), (34, 110, 60))
+        canvas.paste(p, (0, 0))
+        framed.append(canvas.quantize(colors=64))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    framed[0].save(path, save_all=True, append_images=framed[1:], duration=ms_per_step, loop=0, optimize=True)
+    return path
