@@ -120,6 +120,11 @@ def test_configs_in_the_repo_load():
         if path.name.startswith("rllib"):
             assert load_config(path, cls=RLlibConfig).module_ids()
             continue
+        if path.name.startswith("expert"):
+            from training.expert import ExpertConfig
+
+            assert load_config(path, cls=ExpertConfig).teacher.startswith("search")
+            continue
         cfg = load_config(path)
         assert cfg.batch_size == cfg.num_envs * cfg.rollout_steps
     assert PPOConfig().batch_size == 32 * 64

@@ -1,0 +1,417 @@
+"""Expert iteration: distil the search agent into the policy network (DAgger).
+
+Each iteration of :class:`ExpertTrainer.run`:
+
+1. **Collect.** The current network (the *student*) plays ``games_per_iteration`` games in
+   ``workers`` processes. Seat 0 is the student and each other seat is too with probability
+   ``self_play_prob``; the rest are drawn from ``opponents``. At every decision of a student seat
+   with more than one legal action the *teacher* (a PIMC search spec, :mod:`agents.search`: its
+   worlds are played out on the batched engine's compiled kernels) searches that seat's observation;
+   its per-action mean values become the target: all weight on the best action
+   (``target_temperature: 0``) or ``softmax(values / target_temperature)``. The student's own
+   action is played (the teacher's with probability ``beta``), so the samples are the states the
+   network reaches and it learns to recover from its own mistakes (DAgger: Ross, Gordon & Bagnell,
+   AISTATS 2011).
+2. **Learn.** The network is fitted to every sample so far (the newest ``max_samples``):
+   cross-entropy to the targets for the policy head, the seat's discounted returns
+   (``reward``/``points_scale`` as in PPO) for the value head, so a PPO fine-tune can start from it.
+3. A checkpoint (``checkpoint.pt``, resumable with the samples in ``samples.npz``), an evaluation
+   against ``eval_opponents`` and TensorBoard scalars: the student's agreement with the teacher on
+   the fresh samples before it learns from them, teacher decisions per second, losses.
+
+Usage: ``chickenfoot expert --config configs/expert-4p.yaml``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from pydantic import Field, field_validator
+from torch import nn
+
+from agents import load, zoo_path
+from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
+from cf_env import ObservationEncoder, RulesConfig, raw_env
+from training.bc import behaviour_clone
+from training.config import (NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, Probability, RunConfig,
+                             _agent_specs)
+from training.evaluate import _warm_up, evaluate
+from agents.torch_policy import resolve_device
+from training.ppo import _claim_run_dir, _jsonable
+
+__all__ = ["ExpertConfig", "ExpertTrainer", "expert_iteration"]
+
+
+class ExpertConfig(RunConfig):
+    """Expert iteration (and :class:`~training.config.RunConfig`'s fields).
+
+    Teacher
+        teacher: a ``search`` spec with ``algo=pimc`` (the default is reproducible: no clock,
+            ``sims`` worlds per decision); target_temperature: 0 = the teacher's choice, else a
+            softmax over its action values at this temperature.
+    Collection
+        iterations, games_per_iteration, workers (processes that play the games, spawned once per
+            run; 1 = in this process);
+        self_play_prob: chance each seat after seat 0 is the student too; opponents: the other
+        seats' agent specs; beta: chance a student decision plays the teacher's action instead.
+    Learning
+        init_checkpoint (a path or ``zoo:NAME``; empty = random weights, then ``bc_games`` of
+        behaviour cloning of the heuristic), learning_rate, epochs over the samples per iteration,
+        minibatch, max_samples (the newest kept), gamma, vf_coef, max_grad_norm.
+    Evaluation
+        eval_deal_sets (duplicate deal sets per opponent after each iteration; 0 = none), eval_opponents.
+    Machine
+        torch_threads; device (``auto`` = cuda when there is one).
+    """
+
+    teacher: str = "search:ms=0:sims=256"
+    target_temperature: NonNegativeFloat = 0.0
+    iterations: PositiveInt = 10
+    games_per_iteration: PositiveInt = 32
+    workers: PositiveInt = 2
+    self_play_prob: Probability = 0.5
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
+    beta: Probability = 0.0
+    init_checkpoint: str = ""
+    bc_games: NonNegativeInt = 0
+    bc_epochs: PositiveInt = 4
+    learning_rate: PositiveFloat = 1e-4
+    epochs: PositiveInt = 2
+    minibatch: PositiveInt = 512
+    max_samples: PositiveInt = 500_000
+    gamma: Probability = 0.99
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
+    eval_deal_sets: NonNegativeInt = 10
+    eval_opponents: list[str] = Field(default_factory=lambda: ["heuristic"])
+    torch_threads: PositiveInt = 2
+
+    @field_validator("opponents", "eval_opponents")
+    @classmethod
+    def _known_agents(cls, specs: list[str]) -> list[str]:
+        return _agent_specs(specs)
+
+    @field_validator("teacher")
+    @classmethod
+    def _pimc_teacher(cls, spec: str) -> str:
+        from agents.search import parse_search_spec
+
+        if spec.split(":", 1)[0] != "search":
+            raise ValueError("the teacher must be a search spec, e.g. search:ms=0:sims=256")
+        params = parse_search_spec(spec)
+        if params.get("algo", "pimc") != "pimc":
+            raise ValueError("the teacher must use algo=pimc (its targets are per-action values)")
+        return spec
+
+
+# ------------------------------------------------------------------------------ collection (workers)
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config_dict: dict, teacher: str, opponents: list[str], hidden: list[int], threads: int) -> None:
+    torch.set_num_threads(threads)
+    config = RulesConfig.from_dict(config_dict)
+    enc = ObservationEncoder(config)
+    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config))
+    built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
+    _warm_up(built, config)  # compile the search kernels before the clock runs
+    _WORKER.update(config=config, teacher=built[teacher], model=model, opponents=built, opponent_specs=opponents,
+                   env=raw_env(**config.to_dict()))
+
+
+def _collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
+    """Play one game per seed; returns the samples (student decisions with a choice) and counts."""
+    config, teacher, model, env = _WORKER["config"], _WORKER["teacher"], _WORKER["model"], _WORKER["env"]
+    model.load_state_dict(weights)
+    student = TorchAgent(model, config, name="student")
+    n = config.num_players
+    obs_l, mask_l, target_l, ret_l, agree_l = [], [], [], [], []
+    teacher_decisions, teacher_seconds, decisions = 0, 0.0, 0
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        seats: list[Any] = [student] + [student if rng.random() < cfg["self_play_prob"]
+                                        else _WORKER["opponents"][_WORKER["opponent_specs"][
+                                            int(rng.integers(len(_WORKER["opponent_specs"])))]]
+                                        for _ in range(n - 1)]
+        env.reset(seed=int(rng.integers(2**63)))
+        game = env.game
+        per_seat: dict[int, list[int]] = {s: [] for s in range(n)}
+        rewards: list[float] = []
+        while not game.is_over:
+            seat = game.current_player
+            observation = env.observe(env.agent_selection)
+            agent = seats[seat]
+            mask = observation["action_mask"]
+            if agent is student and int(mask.sum()) > 1:
+                t0 = time.perf_counter()
+                best = teacher.act(observation, rng)
+                teacher_seconds += time.perf_counter() - t0
+                teacher_decisions += 1
+                info = teacher.last_search
+                target = np.zeros(config.num_actions, np.float32)
+                if cfg["target_temperature"] > 0:
+                    z = info["scores"] / cfg["target_temperature"]
+                    p = np.exp(z - z.max())
+                    target[info["actions"]] = p / p.sum()
+                else:
+                    target[best] = 1.0
+                own = student.act(observation, rng)
+                agree_l.append(own == best)
+                action = best if rng.random() < cfg["beta"] else own
+                per_seat[seat].append(len(obs_l))
+                obs_l.append(observation["observation"].astype(np.float32))
+                mask_l.append(mask.astype(bool))
+                target_l.append(target)
+                rewards.append(0.0)
+            else:
+                action = agent.act(observation, rng)
+            env.step(action)
+            decisions += 1
+            for s, idxs in per_seat.items():  # each seat's reward lands on its latest sample
+                if idxs:
+                    rewards[idxs[-1] - len(ret_l)] += env.rewards[env.possible_agents[s]]
+        base = len(ret_l)
+        returns = np.zeros(len(rewards), np.float32)
+        for idxs in per_seat.values():
+            g = 0.0
+            for k in reversed(idxs):
+                g = rewards[k - base] + cfg["gamma"] * g
+                returns[k - base] = g
+        ret_l.extend(returns.tolist())
+    a = config.num_actions
+    return {
+        "obs": np.stack(obs_l) if obs_l else np.zeros((0, len(model.obs_scale)), np.float32),
+        "mask": np.stack(mask_l) if mask_l else np.zeros((0, a), bool),
+        "target": np.stack(target_l) if target_l else np.zeros((0, a), np.float32),
+        "ret": np.asarray(ret_l, np.float32), "agree": int(np.sum(agree_l)), "games": list(seeds),
+        "teacher_decisions": teacher_decisions, "teacher_seconds": teacher_seconds, "decisions": decisions,
+    }
+
+
+# ------------------------------------------------------------------------------ the trainer
+
+class ExpertTrainer:
+    def __init__(self, cfg: ExpertConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
+        self.cfg = cfg
+        self.progress = progress
+        self.rules = cfg.rules_config
+        self.run_dir = cfg.run_dir
+        self.ckpt_path = self.run_dir / "checkpoint.pt"
+        self.samples_path = self.run_dir / "samples.npz"
+        _claim_run_dir(self.run_dir, resume, overwrite)
+        self.device = resolve_device(cfg.device)
+        self.rng = np.random.default_rng(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        torch.set_num_threads(cfg.torch_threads)
+        self.torch_gen = torch.Generator().manual_seed(cfg.seed)
+        enc = ObservationEncoder(self.rules)
+        self.model = ActorCritic(enc.size, self.rules.num_actions, tuple(cfg.hidden),
+                                 obs_scale=observation_scale(self.rules))
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.iteration = 0
+        self.games = 0
+        self.env_steps = 0
+        self.train_seconds = 0.0
+        self.last_eval: dict[str, float] = {}
+        a = self.rules.num_actions
+        self.data = {"obs": np.zeros((0, enc.size), np.float32), "mask": np.zeros((0, a), bool),
+                     "target": np.zeros((0, a), np.float32), "ret": np.zeros(0, np.float32)}
+        if resume:
+            self._resume()
+
+    def _payload(self, with_optimizer: bool) -> dict[str, Any]:
+        payload = model_payload(self.model, self.rules, self.env_steps, self.cfg.to_dict())
+        if with_optimizer:
+            payload["optimizer"] = self.optimizer.state_dict()
+            payload["trainer_state"] = {"iteration": self.iteration, "games": self.games, "env_steps": self.env_steps,
+                                        "train_seconds": self.train_seconds, "last_eval": self.last_eval,
+                                        "numpy_rng": _jsonable(self.rng.bit_generator.state),
+                                        "torch_rng": self.torch_gen.get_state()}
+        return payload
+
+    def save(self) -> Path:
+        np.savez(self.samples_path, **self.data)
+        return save_checkpoint(self.ckpt_path, self._payload(with_optimizer=True))
+
+    def _resume(self) -> None:
+        if not self.ckpt_path.exists():
+            raise CheckpointError(f"--resume: no checkpoint at {self.ckpt_path} to resume from")
+        data = load_checkpoint(self.ckpt_path)
+        if "trainer_state" not in data or "iteration" not in data["trainer_state"]:
+            raise CheckpointError(f"{self.ckpt_path} is not an expert-iteration checkpoint; it cannot be resumed here")
+        if data["rules"] != self.rules.to_dict() or data["model_kwargs"] != self.model.kwargs():
+            raise CheckpointError(f"--resume: {self.ckpt_path} was made with other rules or network sizes than this "
+                                  f"config; start a new run (another --run-name, or --overwrite)")
+        self.model.load_state_dict(data["model"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        state = data["trainer_state"]
+        self.iteration, self.games = int(state["iteration"]), int(state["games"])
+        self.env_steps, self.train_seconds = int(state["env_steps"]), float(state["train_seconds"])
+        self.last_eval = dict(state["last_eval"])
+        self.rng.bit_generator.state = state["numpy_rng"]
+        self.torch_gen.set_state(state["torch_rng"])
+        if self.samples_path.exists():
+            with np.load(self.samples_path) as stored:
+                self.data = {k: stored[k] for k in self.data}
+
+    def warm_start(self, spec: str) -> None:
+        path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+        data = load_checkpoint(path)
+        if data["rules"] != self.rules.to_dict():
+            raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
+                                  f"the config says {self.rules.to_dict()}")
+        if data["model_kwargs"] != self.model.kwargs():
+            raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
+                                  f"the config builds {self.model.kwargs()}; set hidden to match")
+        self.model.load_state_dict(data["model"])
+
+    # -------------------------------------------------------------- learning
+
+    def learn(self) -> dict[str, float]:
+        cfg = self.cfg
+        dev = self.device
+        obs = torch.from_numpy(self.data["obs"]).to(dev)
+        mask = torch.from_numpy(self.data["mask"]).to(dev)
+        target = torch.from_numpy(self.data["target"]).to(dev)
+        ret = torch.from_numpy(self.data["ret"]).to(dev)
+        n = len(ret)
+        self.model.train()
+        ce_hist, v_hist = [], []
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(n, generator=self.torch_gen).to(dev)
+            for start in range(0, n, cfg.minibatch):
+                j = perm[start:start + cfg.minibatch]
+                logits, value = self.model(obs[j], mask[j])
+                logp = torch.log_softmax(logits, dim=-1).masked_fill(~mask[j], 0.0)
+                ce = -(target[j] * logp).sum(-1).mean()
+                v = 0.5 * ((value - ret[j]) ** 2).mean()
+                loss = ce + cfg.vf_coef * v
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                ce_hist.append(ce.item())
+                v_hist.append(v.item())
+        self.model.eval()
+        return {"cross_entropy": float(np.mean(ce_hist[-20:])), "value_loss": float(np.mean(v_hist[-20:])),
+                "samples": float(n)}
+
+    def evaluate_now(self) -> dict[str, float]:
+        if not self.cfg.eval_deal_sets:
+            return {}
+        agent = TorchAgent(self.model, self.rules, name="policy", device=self.device)
+        out = {}
+        for opp in self.cfg.eval_opponents:
+            opponent = load(opp, self.rules)
+            lineup = [agent] + [opponent] * (self.rules.num_players - 1)
+            report = evaluate(lineup, self.rules, deal_sets=self.cfg.eval_deal_sets, seed=12345, progress=False,
+                              agents_by_spec={opp: opponent})
+            out[f"win_rate_vs_{opp}"] = report.results[0].win_rate
+        return out
+
+    # -------------------------------------------------------------- the loop
+
+    def run(self) -> dict[str, Any]:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm.auto import tqdm
+
+        cfg = self.cfg
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        writer = SummaryWriter(str(self.run_dir))
+        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+            f"|{k}|{v}|" for k, v in cfg.to_dict().items()))
+        self.model.to(self.device)
+        if self.iteration == 0 and cfg.init_checkpoint:
+            self.warm_start(cfg.init_checkpoint)
+        elif self.iteration == 0 and cfg.bc_games:
+            t0 = time.time()
+            behaviour_clone(self.model, self.optimizer, self.rules, cfg, self.rng, self.torch_gen, self.progress)
+            self.train_seconds += time.time() - t0
+        self.model.eval()
+        collect_cfg = {"self_play_prob": cfg.self_play_prob, "beta": cfg.beta,
+                       "target_temperature": cfg.target_temperature, "gamma": cfg.gamma}
+        stop_reason = "iterations"
+        history: list[dict[str, float]] = []
+        start_time = time.time() - self.train_seconds
+        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden), 1)
+        if cfg.workers == 1:  # in this process, as evaluate(workers=1) does
+            pool = None
+            _init_worker(*init_args)
+            torch.set_num_threads(cfg.torch_threads)
+        else:
+            context = multiprocessing.get_context("spawn")  # numba and torch threads do not survive a fork
+            pool = ProcessPoolExecutor(cfg.workers, mp_context=context, initializer=_init_worker, initargs=init_args)
+        try:
+            while self.iteration < cfg.iterations:
+                if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
+                    stop_reason = "time_limit_minutes"
+                    break
+                t0 = time.time()
+                weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+                seeds = [int(s) for s in self.rng.integers(2**63, size=cfg.games_per_iteration)]
+                chunks = [seeds[i:i + 2] for i in range(0, len(seeds), 2)]  # small tasks keep workers even
+                with tqdm(total=len(seeds), desc=f"iteration {self.iteration + 1} games", unit="game",
+                          disable=not self.progress, leave=False) as bar:
+                    if pool is None:
+                        fresh = []
+                        for chunk in chunks:
+                            fresh.append(_collect_games(weights, chunk, collect_cfg))
+                            bar.update(len(chunk))
+                    else:
+                        futures = [pool.submit(_collect_games, weights, chunk, collect_cfg) for chunk in chunks]
+                        for future in as_completed(futures):
+                            bar.update(len(future.result()["games"]))
+                        fresh = [future.result() for future in futures]  # in submission order: reproducible
+                collect_seconds = time.time() - t0
+                new = {k: np.concatenate([f[k] for f in fresh]) for k in self.data}
+                self.data = {k: np.concatenate([self.data[k], new[k]])[-cfg.max_samples:] for k in self.data}
+                teacher_decisions = sum(f["teacher_decisions"] for f in fresh)
+                stats = self.learn()
+                self.iteration += 1
+                self.games += len(seeds)
+                self.env_steps += sum(f["decisions"] for f in fresh)
+                self.train_seconds = time.time() - start_time
+                stats.update({
+                    "agreement": sum(f["agree"] for f in fresh) / max(teacher_decisions, 1),
+                    "teacher_decisions": float(teacher_decisions),
+                    "teacher_decisions_per_second": teacher_decisions / max(collect_seconds, 1e-9),
+                    "teacher_ms_per_decision": 1000 * sum(f["teacher_seconds"] for f in fresh) / max(teacher_decisions, 1),
+                    "iteration_seconds": time.time() - t0,
+                })
+                self.last_eval = self.evaluate_now()
+                stats.update(self.last_eval)
+                for k, v in stats.items():
+                    writer.add_scalar(f"expert/{k}", v, self.iteration)
+                history.append({"iteration": self.iteration, **stats})
+                self.save()
+                save_checkpoint(self.run_dir / "pool" / f"iteration_{self.iteration:03d}.pt",
+                                self._payload(with_optimizer=False))
+                if self.progress:
+                    shown = {k: round(v, 3) for k, v in stats.items() if k in (
+                        "agreement", "cross_entropy", "teacher_decisions_per_second", "samples") or k.startswith("win")}
+                    tqdm.write(f"iteration {self.iteration}: {shown}")
+        finally:
+            if pool is not None:
+                pool.shutdown()
+            _WORKER.clear()
+        final = self.run_dir / "final.pt"
+        save_checkpoint(final, self._payload(with_optimizer=False))
+        writer.close()
+        return {"checkpoint": str(self.ckpt_path), "final": str(final), "iterations": self.iteration,
+                "games": self.games, "samples": int(len(self.data["ret"])), "env_steps": self.env_steps,
+                "train_seconds": self.train_seconds, "stop_reason": stop_reason, "eval": self.last_eval,
+                "history": history}
+
+
+def expert_iteration(cfg: ExpertConfig, resume: bool = False, progress: bool = True,
+                     overwrite: bool = False) -> dict[str, Any]:
+    """Run expert iteration with ``cfg``; returns a summary with each iteration's statistics."""
+    return ExpertTrainer(cfg, resume=resume, progress=progress, overwrite=overwrite).run()
