@@ -18,7 +18,7 @@ from typing import Any
 
 from cf_env import OBSERVATION_VERSION, ChickenFootError, RulesConfig, __version__
 
-__all__ = ["ACTION_ENCODING", "CHECKPOINT_FORMAT", "CheckpointError", "load_checkpoint", "save_checkpoint",
+__all__ = ["ACTION_ENCODING", "CHECKPOINT_FORMAT", "CheckpointError", "atomic_write", "load_checkpoint", "save_checkpoint",
            "check_compatible"]
 
 CHECKPOINT_FORMAT = "chickenfoot-rl/checkpoint/v1"
@@ -42,10 +42,19 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
         "package_version": __version__,
         **payload,
     }
+    return atomic_write(path, lambda f: torch.save(data, f))
+
+
+def atomic_write(path: str | Path, write: Any) -> Path:
+    """Write a file all at once: ``write(binary file)`` fills a temporary file beside ``path``,
+    which is synced and renamed over ``path``; a crash leaves the old file or the new one, never
+    half of one (checkpoints, the expert trainer's samples)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(data, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)

@@ -23,7 +23,7 @@ from typing import Any, Iterator, Sequence
 
 from cf_env.engine import EventKind, Game, RecordError, Role, RoundEnd, RulesConfig, Tile, action_table
 
-__all__ = ["RECORD_FORMAT", "describe_action", "frames", "game_record", "landing", "load_record", "replay_steps",
+__all__ = ["RECORD_FORMAT", "FrameBuilder", "describe_action", "frames", "game_record", "landing", "load_record", "replay_steps",
            "round_summary", "save_record", "write_gif", "write_html"]
 
 RECORD_FORMAT = "chickenfoot-game"
@@ -179,40 +179,56 @@ def _r(v: float) -> float:
     return round(v, 2)
 
 
-def frames(record: dict[str, Any]) -> dict[str, Any]:
-    """The replay as plain JSON for the HTML viewer: ``rounds`` (per round, every tile's pose in
-    the order played, and the table's bounds) and ``frames`` (per step: the round, how many of its
-    tiles lie on the table, free ends, empty and forced slots, hands, whose turn, the move, scores)."""
-    from cf_env.scene import scene_of
+class FrameBuilder:
+    """Builds the viewer's JSON one position at a time (:func:`frames` for a record, the live page
+    of ``chickenfoot play --web`` for a game in progress): ``rounds`` (per round, every tile's pose
+    in the order played, and the table's bounds) and ``frames`` (per position: the round, how many
+    of its tiles lie on the table, free ends, empty and forced slots, hands, whose turn, the move,
+    scores). With ``viewer`` set, the other seats' hands are sent as blanks (``[-1, -1]``)."""
 
-    rounds: list[dict[str, Any]] = []
-    out: list[dict[str, Any]] = []
-    cache: list = []
-    cache_round = -1
-    for step, text, game in replay_steps(record):
+    def __init__(self, viewer: int | None = None) -> None:
+        self.viewer = viewer
+        self.rounds: list[dict[str, Any]] = []
+        self.frames: list[dict[str, Any]] = []
+        self._cache: list = []
+        self._cache_round = -1
+
+    def add(self, game: Game, text: str) -> dict[str, Any]:
+        from cf_env.scene import scene_of
+
         r = game.round_index
-        if r != cache_round:
-            cache, cache_round = [], r
-        scene = scene_of(game, cache)
-        while len(rounds) <= r:
-            rounds.append({"tiles": [], "bounds": [0, 0, 0, 0], "double": game.starting_double})
-        known = rounds[r]["tiles"]
+        if r != self._cache_round:
+            self._cache, self._cache_round = [], r
+        scene = scene_of(game, self._cache)
+        while len(self.rounds) <= r:
+            self.rounds.append({"tiles": [], "bounds": [0, 0, 0, 0]})
+        known = self.rounds[r]["tiles"]
         for t in scene.tiles[len(known):]:
             known.append([t.match, t.expose, _r(t.x), _r(t.y), _r(t.angle), t.player])
-        b = rounds[r]["bounds"]
-        rounds[r]["bounds"] = [_r(min(b[0], scene.bounds[0])), _r(min(b[1], scene.bounds[1])),
-                               _r(max(b[2], scene.bounds[2])), _r(max(b[3], scene.bounds[3]))]
-        out.append({
+        b = self.rounds[r]["bounds"]
+        self.rounds[r]["bounds"] = [_r(min(b[0], scene.bounds[0])), _r(min(b[1], scene.bounds[1])),
+                                    _r(max(b[2], scene.bounds[2])), _r(max(b[3], scene.bounds[3]))]
+        hands = [[list(t) for t in hand] if self.viewer in (None, p) or scene.over else [[-1, -1]] * len(hand)
+                 for p, hand in enumerate(scene.hands)]
+        drawn = list(scene.drawn) if scene.drawn and self.viewer in (None, scene.current) else None
+        frame = {
             "r": r, "n": len(scene.tiles), "open": scene.open_nodes,
             "ghosts": [[_r(g.x), _r(g.y), _r(g.angle), int(g.forced)] for g in scene.ghosts],
-            "hands": [[list(t) for t in hand] for hand in scene.hands], "bone": scene.boneyard,
-            "cur": scene.current, "text": text, "pend": scene.pending, "scores": scene.round_scores,
-            "totals": scene.totals, "win": scene.winners, "over": scene.over,
-            "drawn": list(scene.drawn) if scene.drawn else None,
-        })
-    config = record["game"]["config"]
-    return {"players": record["players"], "config": config, "rounds": rounds, "frames": out,
-            "result": record.get("result", {})}
+            "hands": hands, "bone": scene.boneyard, "cur": scene.current, "text": text, "pend": scene.pending,
+            "scores": scene.round_scores, "totals": scene.totals, "win": scene.winners, "over": scene.over,
+            "drawn": drawn,
+        }
+        self.frames.append(frame)
+        return frame
+
+
+def frames(record: dict[str, Any]) -> dict[str, Any]:
+    """The replay as plain JSON for the HTML viewer (:class:`FrameBuilder`), one frame per step."""
+    builder = FrameBuilder()
+    for _, text, game in replay_steps(record):
+        builder.add(game, text)
+    return {"players": record["players"], "config": record["game"]["config"], "rounds": builder.rounds,
+            "frames": builder.frames, "result": record.get("result", {})}
 
 
 def write_html(record: dict[str, Any], path: str | Path, title: str | None = None) -> Path:

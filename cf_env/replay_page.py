@@ -9,7 +9,9 @@ winners at the end.
 
 Keys: ``→``/``←`` next/previous step, ``↓``/``↑`` (or PageDown/PageUp) next/previous round,
 space play/pause, Home/End first/last step. The address holds ``#step=N`` (the position after the
-record's first N actions): the page opens there and keeps it in step. Each tile on the table is a
+record's first N actions): the page opens there and keeps it in step. With ``"live": true`` in its
+data (``chickenfoot play --web``) it asks its local server for the game (``GET state``) and sends
+your moves (``POST move``), showing your legal moves as buttons; the same keys review the game so far. Each tile on the table is a
 ``<g class="tile" data-placed="a-b">`` (``a`` the end that touches its neighbour, ``b`` the free
 end), so tests can count and read them.
 """
@@ -40,6 +42,8 @@ PAGE = r"""<!DOCTYPE html>
   #move { min-height: 2.8em; color: #ffe9b0; }
   #turn { font-weight: 600; }
   #pending { color: #ff9a90; }
+  #moves button.move { margin: 3px 3px 0 0; background: #7a5a12; border-color: #c99a2e; }
+  #moves .error { color: #ff9a90; }
   #controls { display: flex; gap: 4px; flex-wrap: wrap; }
   button { font: inherit; background: #2c5a3a; color: #fff; border: 1px solid #4d8a5e; border-radius: 5px;
            padding: 4px 9px; cursor: pointer; }
@@ -81,6 +85,7 @@ PAGE = r"""<!DOCTYPE html>
       <div id="pending"></div>
       <div id="winners"></div>
     </div>
+    <div class="panel" id="live" hidden><div id="moves"></div></div>
     <div class="panel" id="controls">
       <button id="first" title="first step (Home)">first</button>
       <button id="prevRound" title="previous round (&#x2191; or PageUp)">&#xAB; round</button>
@@ -108,8 +113,14 @@ PAGE = r"""<!DOCTYPE html>
 <script type="application/json" id="cf-data">__DATA__</script>
 <script>
 "use strict";
-const D = JSON.parse(document.getElementById("cf-data").textContent);
-const F = D.frames, R = D.rounds, P = D.players, NP = P.length, LAST = F.length - 1;
+let D = JSON.parse(document.getElementById("cf-data").textContent);
+let F, R, P, NP, LAST, roundStarts;
+function setData(data) {
+  D = data;
+  F = data.frames; R = data.rounds; P = data.players; NP = P.length; LAST = F.length - 1;
+  roundStarts = [];
+  F.forEach((f, i) => { if (roundStarts[f.r] === undefined) roundStarts[f.r] = i; });
+}
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#d64541", "#3478c6", "#e6a01e", "#8c50b4", "#28a096", "#c85a96", "#787878", "#5a963c"];
 const GRID = {0: [], 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]],
@@ -117,8 +128,6 @@ const GRID = {0: [], 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2
   6: [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]], 7: [[0, 0], [0, 2], [1, 0], [1, 1], [1, 2], [2, 0], [2, 2]],
   8: [[0, 0], [0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1], [2, 2]],
   9: [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [2, 0], [2, 1], [2, 2]]};
-const roundStarts = [];
-F.forEach((f, i) => { if (roundStarts[f.r] === undefined) roundStarts[f.r] = i; });
 let step = 0, timer = null, view = "all";
 
 function el(tag, attrs, parent) {
@@ -177,7 +186,7 @@ function handSvg(tiles, hidden) {
   const width = Math.max(tiles.length, 1) * 2.2;
   const svg = el("svg", {viewBox: `-0.1 -0.6 ${width} 1.2`, width: width * 22, height: 26});
   tiles.forEach((t, k) => {
-    if (hidden) {
+    if (hidden || t[0] < 0) {  // a hidden tile: [-1, -1] from a live game's server
       const g = el("g", {class: "back", transform: `translate(${k * 2.2 + 1} 0)`}, svg);
       el("rect", {x: -1, y: -0.5, width: 2, height: 1, rx: 0.12}, g);
     } else {
@@ -268,28 +277,76 @@ function togglePlay() {
   button.textContent = "\u2016 pause";
 }
 
-const select = document.getElementById("view");
-select.add(new Option("every seat", "all"));
-P.forEach((_, p) => select.add(new Option(name(p) + "'s view", String(p))));
-select.addEventListener("change", () => { view = select.value; render(); });
-document.getElementById("seats").innerHTML = P.map((_, p) =>
-  `<span class="seat"><span class="swatch" style="background:${COLOURS[p % COLOURS.length]}"></span>${name(p)}</span>`).join("");
-document.getElementById("first").onclick = () => show(0);
-document.getElementById("last").onclick = () => show(LAST);
-document.getElementById("prev").onclick = () => show(step - 1);
-document.getElementById("next").onclick = () => show(step + 1);
-document.getElementById("prevRound").onclick = prevRound;
-document.getElementById("nextRound").onclick = nextRound;
-document.getElementById("play").onclick = togglePlay;
-document.addEventListener("keydown", (e) => {
-  if (e.target.tagName === "SELECT") return;
-  const keys = {ArrowRight: () => show(step + 1), ArrowLeft: () => show(step - 1), ArrowDown: nextRound,
-    PageDown: nextRound, ArrowUp: prevRound, PageUp: prevRound, " ": togglePlay, Home: () => show(0),
-    End: () => show(LAST)};
-  if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
-});
-window.addEventListener("hashchange", () => { const s = stepFromHash(); if (s !== step) show(s); });
-show(stepFromHash());
+function init() {
+  const select = document.getElementById("view");
+  select.add(new Option("every seat", "all"));
+  P.forEach((_, p) => select.add(new Option(name(p) + "'s view", String(p))));
+  if (D.seat !== undefined) { view = String(D.seat); select.value = view; }
+  select.addEventListener("change", () => { view = select.value; render(); });
+  document.getElementById("seats").innerHTML = P.map((_, p) =>
+    `<span class="seat"><span class="swatch" style="background:${COLOURS[p % COLOURS.length]}"></span>${name(p)}</span>`).join("");
+  document.getElementById("first").onclick = () => show(0);
+  document.getElementById("last").onclick = () => show(LAST);
+  document.getElementById("prev").onclick = () => show(step - 1);
+  document.getElementById("next").onclick = () => show(step + 1);
+  document.getElementById("prevRound").onclick = prevRound;
+  document.getElementById("nextRound").onclick = nextRound;
+  document.getElementById("play").onclick = togglePlay;
+  document.addEventListener("keydown", (e) => {
+    if (e.target.tagName === "SELECT" || (e.target.tagName === "BUTTON" && e.key === " ")) return;
+    const keys = {ArrowRight: () => show(step + 1), ArrowLeft: () => show(step - 1), ArrowDown: nextRound,
+      PageDown: nextRound, ArrowUp: prevRound, PageUp: prevRound, " ": togglePlay, Home: () => show(0),
+      End: () => show(LAST)};
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  });
+  window.addEventListener("hashchange", () => { const s = stepFromHash(); if (s !== step) show(s); });
+}
+
+// Live play (chickenfoot play --web): the local server sends the game so far and your legal moves.
+function drawMoves(data) {
+  const box = document.getElementById("moves");
+  box.replaceChildren();
+  if (data.error) {
+    const p = document.createElement("div");
+    p.className = "error";
+    p.textContent = data.error;
+    box.appendChild(p);
+  }
+  if (data.legal && data.legal.length) {
+    const head = document.createElement("div");
+    head.textContent = "Your move:";
+    box.appendChild(head);
+    for (const move of data.legal) {
+      const button = document.createElement("button");
+      button.className = "move";
+      button.dataset.action = move.action;
+      button.textContent = move.text;
+      button.onclick = () => send(move.action);
+      box.appendChild(button);
+    }
+  } else if (F.length && F[LAST].over) {
+    box.innerHTML = 'Game over. <a href="record" download="chickenfoot-game.json">Download the record</a> ' +
+      "(chickenfoot replay FILE).";
+  }
+}
+function receive(data) {
+  setData(data);
+  drawMoves(data);
+  show(LAST);
+}
+function send(action) {
+  fetch("move", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({action})})
+    .then(r => r.json()).then(receive);
+}
+
+if (D.live) {
+  document.getElementById("live").hidden = false;
+  fetch("state").then(r => r.json()).then(data => { setData(data); init(); receive(data); });
+} else {
+  setData(D);
+  init();
+  show(stepFromHash());
+}
 </script>
 </body>
 </html>

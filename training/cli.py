@@ -225,8 +225,11 @@ only one fits), draw, pass; ? shows this; q quits."""
 @click.option("--seed", type=click.IntRange(min=0), default=None)
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
               help="Write the game's record (JSON, for chickenfoot replay) here when it ends or you quit.")
+@click.option("--web", is_flag=True, help="Play in the browser instead: serve the game on 127.0.0.1.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="With --web: the port.")
+@click.option("--no-browser", is_flag=True, help="With --web: do not open a browser, only print the address.")
 def play(opponents: str, players: int | None, max_pip: int | None, rounds: int | None, hand_size: int | None,
-         seat: int, seed: int | None, save_path: str | None) -> None:
+         seat: int, seed: int | None, save_path: str | None, web: bool, port: int, no_browser: bool) -> None:
     """Play a game in the terminal against agents (the rules are the first checkpoint's among
     them unless rule flags say otherwise). Every move is echoed with where it went; type ? for
     the rules."""
@@ -243,6 +246,21 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
     if not 0 <= seat < players:
         raise click.BadParameter(f"seat must be in [0, {players})", param_hint="--seat")
     specs += [specs[-1]] * (players - 1 - len(specs))
+    if web:
+        from training.web import LiveGame, serve
+
+        try:
+            live = LiveGame(config, specs[: players - 1], seat, seed)
+        except ChickenFootError as exc:
+            raise click.ClickException(str(exc)) from None
+        try:
+            serve(live, port, open_browser=not no_browser)
+        except OSError as exc:
+            raise click.ClickException(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}; choose another --port") from None
+        if save_path:
+            save_record(live.record(), save_path)
+            click.echo(f"game record written to {save_path}")
+        return
     try:
         bots = [agent_lib.load(s, config) for s in specs[: players - 1]]
     except ChickenFootError as exc:

@@ -36,7 +36,7 @@ from pydantic import Field, field_validator
 from torch import nn
 
 from agents import load, zoo_path
-from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
+from agents.checkpoint import CheckpointError, atomic_write, load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
 from training.bc import behaviour_clone
@@ -238,7 +238,7 @@ class ExpertTrainer:
         return payload
 
     def save(self) -> Path:
-        np.savez(self.samples_path, **self.data)
+        atomic_write(self.samples_path, lambda f: np.savez(f, **self.data))
         return save_checkpoint(self.ckpt_path, self._payload(with_optimizer=True))
 
     def _resume(self) -> None:

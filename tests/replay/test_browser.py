@@ -4,43 +4,16 @@ message saying how to get them."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import time
 
 import pytest
 
 from cf_env import Game, RulesConfig
 from cf_env.replay import replay_steps, write_html
+from tests.replay.conftest import shown_step, table_tiles
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and CHROMEDRIVER):
-    if os.environ.get("CI"):
-        raise RuntimeError("CI must test the replay page in Chromium: install Debian's chromium and chromium-driver")
-    pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", "--window-size=1400,900", f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    yield driver
-    driver.quit()
-
 
 @pytest.fixture(scope="module")
 def page(short_record, tmp_path_factory):
@@ -51,16 +24,6 @@ def engine_tiles(record: dict, step: int) -> list[str]:
     game = Game(RulesConfig.from_dict(record["game"]["config"]), deals=record["game"]["deals"])
     game.apply_all(record["game"]["actions"][:step])
     return [f"{p.match}-{p.expose}" for p in game.layout()]
-
-
-def table_tiles(driver) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    return [e.get_attribute("data-placed") for e in driver.find_elements(By.CSS_SELECTOR, "#board g.tile")]
-
-
-def shown_step(driver) -> int:
-    return int(driver.execute_script("return document.body.dataset.step"))
 
 
 def test_page_opens_at_the_step_in_its_address_and_shows_the_engines_table(browser, page, short_record, tmp_path):
@@ -130,9 +93,14 @@ def test_seat_view_hides_the_other_hands(browser, page, short_record):
         assert (len(hidden) > 0) == (seat != 2) and (len(faces) > 0) == (seat == 2)
 
 
-def test_page_is_self_contained(page):
+def test_page_is_self_contained(browser, page):
     text = page.read_text(encoding="utf-8")
     assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", text)
-    assert "@import" not in text and "fetch(" not in text and "XMLHttpRequest" not in text
+    assert "@import" not in text and "XMLHttpRequest" not in text
+    browser.get("about:blank")
+    browser.get(page.as_uri() + "#step=9")
+    assert shown_step(browser) == 9
+    # the page loaded nothing besides itself (its fetch calls belong to play --web's live mode)
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     assert re.findall(r"https?://[^\s\"'<]+", text) == ["http://www.w3.org/2000/svg"] * len(
         re.findall(r"https?://[^\s\"'<]+", text))

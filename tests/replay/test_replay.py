@@ -13,7 +13,7 @@ from PIL import Image
 
 from cf_env import Game, RecordError, RulesConfig, env
 from cf_env.engine import Role
-from cf_env.replay import (describe_action, frames, game_record, load_record, replay_steps, save_record,
+from cf_env.replay import (describe_action, frames, load_record, replay_steps, save_record,
                            write_gif, write_html)
 from cf_env.scene import _overlap, _rect, layout_poses, scene_of
 from training.cli import _parse_choice, main

@@ -1,0 +1,97 @@
+"""chickenfoot play --web: the live page in headless Chromium against its local server, and the
+server's answers to bad requests."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from cf_env import RulesConfig
+from cf_env.replay import load_record, save_record
+from tests.replay.conftest import shown_step, table_tiles
+from training.web import LiveGame, make_server
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture()
+def served():
+    live = LiveGame(RulesConfig(num_players=2, max_pip=4, hand_size=4, rounds=2), ["greedy"], seat=0, seed=5)
+    server = make_server(live, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield live, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def post(url: str, body: bytes) -> tuple[int, dict]:
+    request = urllib.request.Request(url + "move", data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_bad_moves_are_refused_and_change_nothing(served):
+    live, url = served
+    before = live.game.actions()
+    for body in (b'{"action": 999}', b'{"action": "3>4"}', b"not json", b'{"action": true}'):
+        status, state = post(url, body)
+        assert status == 400 and state["error"] and live.game.actions() == before
+    legal = live.legal()[0]["action"]
+    status, state = post(url, json.dumps({"action": legal}).encode())
+    assert status == 200 and "error" not in state and live.game.actions()[len(before)] == legal
+    with urllib.request.urlopen(url + "state", timeout=10) as answer:
+        assert json.loads(answer.read())["seat"] == 0
+
+
+def test_a_whole_game_in_the_browser(browser, served, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    live, url = served
+    browser.get(url)
+    wait = WebDriverWait(browser, 10)
+    clicks = 0
+    while not live.game.is_over:
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves button.move"))
+        # the table is the engine's, and the opponent's hand is hidden
+        assert table_tiles(browser) == [f"{p.match}-{p.expose}" for p in live.game.layout()]
+        rows = browser.find_elements(By.CSS_SELECTOR, "#hands .hand")
+        assert rows[1].find_elements(By.CSS_SELECTOR, ".back") and not rows[1].find_elements(By.CSS_SELECTOR, ".tile")
+        assert len(rows[0].find_elements(By.CSS_SELECTOR, ".tile")) == len(live.game.hand(0))
+        done = len(live.game.actions())
+        browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[0].click()
+        wait.until(lambda d: len(live.game.actions()) > done and shown_step(d) == len(live.frames.frames) - 1)
+        clicks += 1
+        assert clicks < 200
+    wait.until(lambda d: "Game over" in d.find_element(By.ID, "moves").text)
+    assert "Winner" in browser.find_element(By.ID, "winners").text
+    assert "you play" in " ".join(f["text"] for f in live.frames.frames)
+    browser.save_screenshot(str(tmp_path / "live.png"))
+    with urllib.request.urlopen(url + "record", timeout=10) as answer:
+        record = json.loads(answer.read())
+    path = save_record(record, tmp_path / "live.json")
+    assert load_record(path)["players"] == ["you", "greedy"]
+
+
+def test_play_web_says_when_the_port_is_taken():
+    import socket
+
+    from click.testing import CliRunner
+
+    from training.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["play", "--web", "--no-browser", "--port", str(port), "--players", "2",
+                                           "--opponents", "greedy", "--max-pip", "4", "--hand-size", "4"])
+    assert result.exit_code != 0 and "choose another --port" in result.output
