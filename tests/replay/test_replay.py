@@ -264,3 +264,19 @@ def test_html_escapes_its_data(short_record, tmp_path):
     sneaky["players"] = ["</script><b>x", "greedy", "heuristic", "random"]
     text = write_html(sneaky, tmp_path / "s.html").read_text()
     assert "</script><b>" not in text
+
+
+def test_forced_slots_are_counted_in_words():
+    from cf_env.scene import pending_text
+
+    game = Game(RulesConfig(rounds=1), seed=0)
+    rng = np.random.default_rng(0)
+    seen = {}
+    while not game.is_over and len(seen) < 4:
+        pending = game.pending
+        if pending is not None:
+            seen[(pending.role, pending.count)] = pending_text(game)
+        game.apply(int(rng.choice(game.legal_actions())))
+    words = set(seen.values())
+    assert any(w.startswith("1 toe on ") for w in words) or any(w.startswith("1 centre arm on ") for w in words)
+    assert all(("toes" in w or "arms" in w) == (not w.startswith("1 ")) for w in words)
