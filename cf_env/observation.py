@@ -196,6 +196,11 @@ class ObservationEncoder:
                + self._pack_totals(*totals[seat:], *totals[:seat]))
         return _encode_kernel(buf, self._gather, self._flag_bytes, self.size, self._n)
 
+    def observe(self, game: Game) -> dict[str, np.ndarray]:
+        """What the seat to move acts on, as the env gives it: ``{"observation": encode(game,
+        seat), "action_mask": its legal actions}`` (for loops that drive a :class:`Game` directly)."""
+        return {"observation": self.encode(game, game.current_player), "action_mask": self.mask(game.legal_bits)}
+
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Named views (no copies) of an observation vector, or of a batch ``(..., D)``."""
         vector = np.asarray(vector)

@@ -23,8 +23,9 @@ from typing import Any, Iterator, Sequence
 
 from cf_env.engine import EventKind, Game, RecordError, Role, RoundEnd, RulesConfig, Tile, action_table
 
-__all__ = ["RECORD_FORMAT", "FrameBuilder", "describe_action", "frames", "game_record", "landing", "load_record", "replay_steps",
-           "round_summary", "save_record", "write_gif", "write_html"]
+__all__ = ["RECORD_FORMAT", "FrameBuilder", "describe_action", "describe_step", "frames", "game_record", "landing",
+           "load_record", "make_record", "opening_text", "replay_steps", "round_summary", "save_record", "write_gif",
+           "write_html"]
 
 RECORD_FORMAT = "chickenfoot-game"
 RECORD_FORMAT_VERSION = 1
@@ -32,14 +33,20 @@ RECORD_FORMAT_VERSION = 1
 
 # ------------------------------------------------------------------------------ records
 
+def make_record(game: dict[str, Any], players: Sequence[str], result: dict[str, Any], **meta: Any) -> dict[str, Any]:
+    """A record around an engine record ``game`` (:meth:`Game.to_record`), e.g. one that came back
+    from another process; :func:`game_record` makes one from a live :class:`Game`."""
+    return {"format": RECORD_FORMAT, "version": RECORD_FORMAT_VERSION, "game": game,
+            "players": [str(p) for p in players], "result": dict(result), "meta": dict(meta)}
+
+
 def game_record(game: Game, players: Sequence[str], **meta: Any) -> dict[str, Any]:
     """The record of ``game`` (finished or not) played by ``players`` (one label per seat)."""
     if len(players) != game.num_players:
         raise RecordError(f"{len(players)} player labels for {game.num_players} seats")
     result = {"totals": list(game.totals), "round_scores": [list(r) for r in game.round_scores],
               "winners": list(game.winners) if game.is_over else []}
-    return {"format": RECORD_FORMAT, "version": RECORD_FORMAT_VERSION, "game": game.to_record(),
-            "players": [str(p) for p in players], "result": result, "meta": dict(meta)}
+    return make_record(game.to_record(), players, result, **meta)
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> Path:
@@ -156,23 +163,33 @@ def round_summary(game: Game, names: Sequence[str]) -> str:
 
 # ------------------------------------------------------------------------------ stepping through
 
+def opening_text(game: Game) -> str:
+    """What a replay says before the first move."""
+    return f"round 1: starting double {game.starting_double}-{game.starting_double}"
+
+
+def describe_step(game: Game, action: int, labels: Sequence[str], viewer: int | None = None) -> str:
+    """:func:`describe_action`, plus the next round's starting double or the game's winners when
+    the move brought them (what a replay or the live page shows for a step)."""
+    round_before = game.round_index
+    text = describe_action(game, action, labels, viewer)
+    if not game.is_over and game.round_index != round_before:
+        text += f"; round {game.round_index + 1} starts with {game.starting_double}-{game.starting_double}"
+    if game.is_over:
+        text += "; game over, winner" + ("s" if len(game.winners) > 1 else "") + ": " + ", ".join(
+            labels[p] for p in game.winners)
+    return text
+
+
 def replay_steps(record: dict[str, Any]) -> Iterator[tuple[int, str, Game]]:
     """``(step, text, game)`` for step 0 (the deal) to ``len(actions)``: the game as it is after
     the record's first ``step`` actions and what the latest one did. The same :class:`Game`
     object is advanced in place: copy (``game.clone()``) what must outlive the next step."""
     game = _new_game(record)
-    names = record["players"]
-    labels = [f"player_{p} ({name})" if name != f"player_{p}" else name for p, name in enumerate(names)]
-    yield 0, f"round 1: starting double {game.starting_double}-{game.starting_double}", game
+    labels = [f"player_{p} ({name})" if name != f"player_{p}" else name for p, name in enumerate(record["players"])]
+    yield 0, opening_text(game), game
     for step, action in enumerate(record["game"]["actions"], start=1):
-        round_before = game.round_index
-        text = describe_action(game, int(action), labels)
-        if not game.is_over and game.round_index != round_before:
-            text += f"; round {game.round_index + 1} starts with {game.starting_double}-{game.starting_double}"
-        if game.is_over:
-            text += "; game over, winner" + ("s" if len(game.winners) > 1 else "") + ": " + ", ".join(
-                labels[p] for p in game.winners)
-        yield step, text, game
+        yield step, describe_step(game, int(action), labels), game
 
 
 def _r(v: float) -> float:

@@ -6,7 +6,7 @@ returns, over ``cfg.bc_games`` whole games the heuristic plays against itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Iterable
 
 import numpy as np
 import torch
@@ -15,17 +15,26 @@ from torch import nn
 from agents import load
 from agents.torch_policy import ActorCritic
 from cf_env import RulesConfig, raw_env
+from training.config import NetworkTrainerConfig
 
-__all__ = ["behaviour_clone"]
+__all__ = ["behaviour_clone", "discount_per_seat"]
 
 
-def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules: RulesConfig, cfg: Any,
-                    rng: np.random.Generator, torch_gen: torch.Generator,
+def discount_per_seat(values: list[float], seats: Iterable[list[int]], gamma: float) -> None:
+    """Turn per-decision rewards into discounted returns in place, along each seat's own
+    decisions (``seats``: per seat, the indices of its decisions in ``values``, in order)."""
+    for idxs in seats:
+        g = 0.0
+        for k in reversed(idxs):
+            g = values[k] + gamma * g
+            values[k] = g
+
+
+def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules: RulesConfig,
+                    cfg: NetworkTrainerConfig, rng: np.random.Generator, torch_gen: torch.Generator,
                     progress: bool = True) -> tuple[dict[str, float], int]:
     """Imitate the heuristic agent (policy) and fit its discounted returns (value); returns the
-    statistics and the env decisions played. ``cfg`` needs the fields ``bc_games``, ``bc_epochs``,
-    ``reward``, ``points_scale``, ``gamma``, ``vf_coef`` and ``max_grad_norm`` (a :class:`PPOConfig`
-    or an :class:`~training.expert.ExpertConfig`). Trains on the model's device."""
+    statistics and the env decisions played. Trains on the model's device."""
     from tqdm.auto import tqdm
 
     env_steps = 0
@@ -50,11 +59,7 @@ def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules:
             for s, idxs in per_seat.items():
                 if idxs:
                     ret_l[idxs[-1]] += env.rewards[env.possible_agents[s]]
-        for idxs in per_seat.values():  # discounted returns along each seat's decisions
-            g = 0.0
-            for k in reversed(idxs):
-                g = ret_l[k] + cfg.gamma * g
-                ret_l[k] = g
+        discount_per_seat(ret_l, per_seat.values(), cfg.gamma)
     dev = next(model.parameters()).device
     obs = torch.from_numpy(np.stack(obs_l)).to(dev)
     mask = torch.from_numpy(np.stack(mask_l)).to(dev)

@@ -280,7 +280,7 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
     click.echo(f"You are player_{seat}. Type ? for the rules, q to quit.")
     while not game.is_over:
         current = game.current_player
-        observation = {"observation": encoder.encode(game, current), "action_mask": encoder.mask(game.legal_bits)}
+        observation = encoder.observe(game)
         if current != seat:
             action = bots[others.index(current)].act(observation, rng)
         else:

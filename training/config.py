@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from cf_env import ChickenFootError, ConfigError, RulesConfig
 
-__all__ = ["PPOConfig", "RunConfig", "TrainConfigError", "load_config"]
+__all__ = ["NetworkTrainerConfig", "PPOConfig", "RunConfig", "TrainConfigError", "check_agent_specs", "load_config"]
 
 
 class TrainConfigError(ChickenFootError, ValueError):
@@ -148,7 +148,38 @@ def _agent_specs(specs: list[str]) -> list[str]:
     return specs
 
 
-class PPOConfig(RunConfig):
+def check_agent_specs(specs: list[str]) -> list[str]:
+    """A config's list of agent specs, each checked (baselines, ``zoo:NAME``, ``search[...]``)."""
+    return _agent_specs(specs)
+
+
+class NetworkTrainerConfig(RunConfig):
+    """Fields of the trainers that fit :class:`agents.torch_policy.ActorCritic` in this process
+    (PPO, expert iteration), and the behaviour-cloning warm start they share (:mod:`training.bc`).
+
+    Warm start
+        init_checkpoint: start from these weights (a checkpoint path or ``zoo:NAME``; same rules and
+            network sizes) instead of random ones; behaviour cloning is then skipped.
+        bc_games: games of the heuristic agent to imitate first (0 = none); bc_epochs.
+    Learning
+        gamma (discount of the value targets), vf_coef (value-loss weight), max_grad_norm.
+    Evaluation
+        eval_deal_sets: duplicate deal sets per opponent, 1 vs the rest (0 = none).
+    Machine
+        torch_threads: intra-op threads for torch (the machine has 2 cores).
+    """
+
+    torch_threads: PositiveInt = 2
+    init_checkpoint: str = ""
+    bc_games: NonNegativeInt = 0
+    bc_epochs: PositiveInt = 4
+    gamma: Probability = 0.99
+    vf_coef: NonNegativeFloat = 0.5
+    max_grad_norm: PositiveFloat = 0.5
+    eval_deal_sets: NonNegativeInt = 10
+
+
+class PPOConfig(NetworkTrainerConfig):
     """Self-play PPO with action masking and an opponent pool (and :class:`RunConfig`'s fields).
 
     Budget
@@ -164,18 +195,10 @@ class PPOConfig(RunConfig):
             deleted: the pool can no longer draw them).
     PPO
         CleanRL's names; ``num_minibatches`` may not exceed ``num_envs * rollout_steps``.
-    Warm start
-        init_checkpoint: start from these weights (a checkpoint path or ``zoo:NAME``; same rules and
-            network sizes) instead of random ones; behaviour cloning is then skipped.
-        bc_games: games of the heuristic agent to imitate before PPO (0 = none); bc_epochs.
     Evaluation
-        eval_every (updates), eval_deal_sets (duplicate deal sets per opponent, 1 vs 3; 0 = none),
-        eval_opponents.
-    Machine
-        torch_threads: intra-op threads for torch (the machine has 2 cores).
+        eval_every (updates), eval_opponents.
     """
 
-    torch_threads: PositiveInt = 2
     total_steps: PositiveInt = 1_000_000
     backend: Literal["vector", "aec"] = "vector"
     num_envs: PositiveInt = 32
@@ -186,21 +209,14 @@ class PPOConfig(RunConfig):
     pool_size: PositiveInt = 6
     learning_rate: PositiveFloat = 3e-4
     anneal_lr: bool = True
-    gamma: Probability = 0.99
     gae_lambda: Probability = 0.95
     update_epochs: PositiveInt = 4
     num_minibatches: PositiveInt = 4
     clip_coef: PositiveFloat = 0.2
     ent_coef: NonNegativeFloat = 0.01
-    vf_coef: NonNegativeFloat = 0.5
-    max_grad_norm: PositiveFloat = 0.5
     norm_adv: bool = True
     target_kl: NonNegativeFloat = 0.0
-    init_checkpoint: str = ""
-    bc_games: NonNegativeInt = 0
-    bc_epochs: PositiveInt = 4
     eval_every: PositiveInt = 25
-    eval_deal_sets: NonNegativeInt = 10
     eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 
     @field_validator("pool_baselines", "eval_opponents")

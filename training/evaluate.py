@@ -23,7 +23,8 @@ import numpy as np
 from agents import Agent, load
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 
-__all__ = ["AgentResult", "EvalReport", "evaluate", "generate_deals", "play_game", "wilson_interval"]
+__all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "warm_up",
+           "wilson_interval", "win_rates"]
 
 
 def wilson_interval(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -155,7 +156,7 @@ class EvalReport:
 _WORKER: dict = {}  # per worker process: the agents, the env and the run's settings
 
 
-def _warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
+def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
     """One untimed decision per agent, so that compiling (numba) or loading is not counted in the
     time per decision."""
     game = Game(config, seed=0)
@@ -163,9 +164,7 @@ def _warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
         game.apply(game.legal_actions()[0])
     if game.is_over:
         return
-    encoder = ObservationEncoder(config)
-    observation = {"observation": encoder.encode(game, game.current_player),
-                   "action_mask": encoder.mask(game.legal_bits)}
+    observation = ObservationEncoder(config).observe(game)
     for agent in built.values():
         agent.act(observation, np.random.default_rng(0))
 
@@ -173,7 +172,7 @@ def _warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
 def _init_worker(specs: list[str], config_dict: dict, seed: int, records: bool = False) -> None:
     config = RulesConfig.from_dict(config_dict)
     built = {s: load(s, config) for s in dict.fromkeys(specs)}
-    _warm_up(built, config)
+    warm_up(built, config)
     _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed, records=records)
 
 
@@ -226,13 +225,12 @@ class GameSaver:
         return float(np.mean(mine) - min(others)) if others else 0.0
 
     def add(self, d: int, rot: int, seat_specs: list[str], winners: list[int], totals: list[int], game: dict) -> None:
-        from cf_env.replay import RECORD_FORMAT, RECORD_FORMAT_VERSION
+        from cf_env.replay import make_record
 
         margin = self.margin(seat_specs, totals)
-        record = {"format": RECORD_FORMAT, "version": RECORD_FORMAT_VERSION, "game": game,
-                  "players": list(seat_specs), "result": {"totals": list(totals), "winners": list(winners)},
-                  "meta": {"source": "chickenfoot eval", "seed": self.seed, "deal_set": d, "rotation": rot,
-                           "agent": self.agent, "behind_best_other": margin}}
+        record = make_record(game, seat_specs, {"totals": list(totals), "winners": list(winners)},
+                             source="chickenfoot eval", seed=self.seed, deal_set=d, rotation=rot, agent=self.agent,
+                             behind_best_other=margin)
         if not self.worst:
             self._write(record)
             return
@@ -321,7 +319,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         for item, spec in zip(lineup, specs):
             if spec not in built:
                 built[spec] = item if not isinstance(item, str) else load(item, config)
-        _warm_up(built, config)
+        warm_up(built, config)
         _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed,
                        records=saver is not None)
         try:
@@ -352,3 +350,18 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             rating_sigma=float(r.sigma), ms_per_decision=1000 * c[0] / max(c[1], 1),
             ms_per_choice=1000 * c[2] / max(c[3], 1)))
     return report
+
+
+def win_rates(agent: Agent, config: RulesConfig, opponents: dict[str, Agent], deal_sets: int,
+              seed: int = 12345) -> dict[str, float]:
+    """A trainer's periodic check: ``agent`` in one seat against each opponent in the others, over
+    ``deal_sets`` duplicate deal sets (0: none); ``{"win_rate_vs_SPEC": rate}``."""
+    out: dict[str, float] = {}
+    if not deal_sets:
+        return out
+    for spec, opponent in opponents.items():
+        lineup = [agent] + [opponent] * (config.num_players - 1)
+        report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=False,
+                          agents_by_spec={spec: opponent})
+        out[f"win_rate_vs_{spec}"] = report.results[0].win_rate
+    return out

@@ -35,22 +35,22 @@ import torch
 from pydantic import Field, field_validator
 from torch import nn
 
-from agents import load, zoo_path
+from agents import load
 from agents.checkpoint import CheckpointError, atomic_write, load_checkpoint, model_payload, save_checkpoint
-from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale, resolve_device
 from cf_env import ObservationEncoder, RulesConfig, raw_env
-from training.bc import behaviour_clone
-from training.config import (NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, Probability, RunConfig,
-                             _agent_specs)
-from training.evaluate import _warm_up, evaluate
-from agents.torch_policy import resolve_device
-from training.ppo import _claim_run_dir, _jsonable
+from training.bc import behaviour_clone, discount_per_seat
+from training.config import (NetworkTrainerConfig, NonNegativeFloat, PositiveFloat, PositiveInt, Probability,
+                             check_agent_specs)
+from training.evaluate import warm_up, win_rates
+from training.ppo import claim_run_dir, jsonable, load_weights
 
 __all__ = ["ExpertConfig", "ExpertTrainer", "expert_iteration"]
 
 
-class ExpertConfig(RunConfig):
-    """Expert iteration (and :class:`~training.config.RunConfig`'s fields).
+class ExpertConfig(NetworkTrainerConfig):
+    """Expert iteration (and :class:`~training.config.NetworkTrainerConfig`'s fields: the warm
+    start, gamma, vf_coef, max_grad_norm, eval_deal_sets, torch_threads).
 
     Teacher
         teacher: a ``search`` spec with ``algo=pimc`` (the default is reproducible: no clock,
@@ -62,13 +62,9 @@ class ExpertConfig(RunConfig):
         self_play_prob: chance each seat after seat 0 is the student too; opponents: the other
         seats' agent specs; beta: chance a student decision plays the teacher's action instead.
     Learning
-        init_checkpoint (a path or ``zoo:NAME``; empty = random weights, then ``bc_games`` of
-        behaviour cloning of the heuristic), learning_rate, epochs over the samples per iteration,
-        minibatch, max_samples (the newest kept), gamma, vf_coef, max_grad_norm.
+        learning_rate, epochs over the samples per iteration, minibatch, max_samples (the newest kept).
     Evaluation
-        eval_deal_sets (duplicate deal sets per opponent after each iteration; 0 = none), eval_opponents.
-    Machine
-        torch_threads; device (``auto`` = cuda when there is one).
+        eval_opponents (after each iteration, ``eval_deal_sets`` deal sets each).
     """
 
     teacher: str = "search:ms=0:sims=256"
@@ -79,24 +75,16 @@ class ExpertConfig(RunConfig):
     self_play_prob: Probability = 0.5
     opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
     beta: Probability = 0.0
-    init_checkpoint: str = ""
-    bc_games: NonNegativeInt = 0
-    bc_epochs: PositiveInt = 4
     learning_rate: PositiveFloat = 1e-4
     epochs: PositiveInt = 2
     minibatch: PositiveInt = 512
     max_samples: PositiveInt = 500_000
-    gamma: Probability = 0.99
-    vf_coef: NonNegativeFloat = 0.5
-    max_grad_norm: PositiveFloat = 0.5
-    eval_deal_sets: NonNegativeInt = 10
     eval_opponents: list[str] = Field(default_factory=lambda: ["heuristic"])
-    torch_threads: PositiveInt = 2
 
     @field_validator("opponents", "eval_opponents")
     @classmethod
     def _known_agents(cls, specs: list[str]) -> list[str]:
-        return _agent_specs(specs)
+        return check_agent_specs(specs)
 
     @field_validator("teacher")
     @classmethod
@@ -122,7 +110,7 @@ def _init_worker(config_dict: dict, teacher: str, opponents: list[str], hidden: 
     enc = ObservationEncoder(config)
     model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config))
     built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
-    _warm_up(built, config)  # compile the search kernels before the clock runs
+    warm_up(built, config)  # compile the search kernels before the clock runs
     _WORKER.update(config=config, teacher=built[teacher], model=model, opponents=built, opponent_specs=opponents,
                    env=raw_env(**config.to_dict()))
 
@@ -143,8 +131,7 @@ def _collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]
                                         for _ in range(n - 1)]
         env.reset(seed=int(rng.integers(2**63)))
         game = env.game
-        per_seat: dict[int, list[int]] = {s: [] for s in range(n)}
-        rewards: list[float] = []
+        per_seat: dict[int, list[int]] = {s: [] for s in range(n)}  # each seat's samples in this game
         while not game.is_over:
             seat = game.current_player
             observation = env.observe(env.agent_selection)
@@ -170,22 +157,15 @@ def _collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]
                 obs_l.append(observation["observation"].astype(np.float32))
                 mask_l.append(mask.astype(bool))
                 target_l.append(target)
-                rewards.append(0.0)
+                ret_l.append(0.0)
             else:
                 action = agent.act(observation, rng)
             env.step(action)
             decisions += 1
             for s, idxs in per_seat.items():  # each seat's reward lands on its latest sample
                 if idxs:
-                    rewards[idxs[-1] - len(ret_l)] += env.rewards[env.possible_agents[s]]
-        base = len(ret_l)
-        returns = np.zeros(len(rewards), np.float32)
-        for idxs in per_seat.values():
-            g = 0.0
-            for k in reversed(idxs):
-                g = rewards[k - base] + cfg["gamma"] * g
-                returns[k - base] = g
-        ret_l.extend(returns.tolist())
+                    ret_l[idxs[-1]] += env.rewards[env.possible_agents[s]]
+        discount_per_seat(ret_l, per_seat.values(), cfg["gamma"])
     a = config.num_actions
     return {
         "obs": np.stack(obs_l) if obs_l else np.zeros((0, len(model.obs_scale)), np.float32),
@@ -206,7 +186,7 @@ class ExpertTrainer:
         self.run_dir = cfg.run_dir
         self.ckpt_path = self.run_dir / "checkpoint.pt"
         self.samples_path = self.run_dir / "samples.npz"
-        _claim_run_dir(self.run_dir, resume, overwrite)
+        claim_run_dir(self.run_dir, resume, overwrite)
         self.device = resolve_device(cfg.device)
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -233,7 +213,7 @@ class ExpertTrainer:
             payload["optimizer"] = self.optimizer.state_dict()
             payload["trainer_state"] = {"iteration": self.iteration, "games": self.games, "env_steps": self.env_steps,
                                         "train_seconds": self.train_seconds, "last_eval": self.last_eval,
-                                        "numpy_rng": _jsonable(self.rng.bit_generator.state),
+                                        "numpy_rng": jsonable(self.rng.bit_generator.state),
                                         "torch_rng": self.torch_gen.get_state()}
         return payload
 
@@ -261,17 +241,6 @@ class ExpertTrainer:
         if self.samples_path.exists():
             with np.load(self.samples_path) as stored:
                 self.data = {k: stored[k] for k in self.data}
-
-    def warm_start(self, spec: str) -> None:
-        path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
-        data = load_checkpoint(path)
-        if data["rules"] != self.rules.to_dict():
-            raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
-                                  f"the config says {self.rules.to_dict()}")
-        if data["model_kwargs"] != self.model.kwargs():
-            raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
-                                  f"the config builds {self.model.kwargs()}; set hidden to match")
-        self.model.load_state_dict(data["model"])
 
     # -------------------------------------------------------------- learning
 
@@ -305,17 +274,9 @@ class ExpertTrainer:
                 "samples": float(n)}
 
     def evaluate_now(self) -> dict[str, float]:
-        if not self.cfg.eval_deal_sets:
-            return {}
-        agent = TorchAgent(self.model, self.rules, name="policy", device=self.device)
-        out = {}
-        for opp in self.cfg.eval_opponents:
-            opponent = load(opp, self.rules)
-            lineup = [agent] + [opponent] * (self.rules.num_players - 1)
-            report = evaluate(lineup, self.rules, deal_sets=self.cfg.eval_deal_sets, seed=12345, progress=False,
-                              agents_by_spec={opp: opponent})
-            out[f"win_rate_vs_{opp}"] = report.results[0].win_rate
-        return out
+        opponents = {opp: load(opp, self.rules) for opp in self.cfg.eval_opponents} if self.cfg.eval_deal_sets else {}
+        return win_rates(TorchAgent(self.model, self.rules, name="policy", device=self.device), self.rules,
+                         opponents, self.cfg.eval_deal_sets)
 
     # -------------------------------------------------------------- the loop
 
@@ -330,7 +291,7 @@ class ExpertTrainer:
             f"|{k}|{v}|" for k, v in cfg.to_dict().items()))
         self.model.to(self.device)
         if self.iteration == 0 and cfg.init_checkpoint:
-            self.warm_start(cfg.init_checkpoint)
+            load_weights(self.model, self.rules, cfg.init_checkpoint)
         elif self.iteration == 0 and cfg.bc_games:
             t0 = time.time()
             behaviour_clone(self.model, self.optimizer, self.rules, cfg, self.rng, self.torch_gen, self.progress)

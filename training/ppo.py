@@ -37,11 +37,11 @@ from cf_env import ObservationEncoder, RulesConfig
 from training.bc import behaviour_clone
 from training.collectors import AecCollector, VectorCollector
 from training.config import PPOConfig, TrainConfigError
-from training.evaluate import evaluate
+from training.evaluate import win_rates
 from training.pool import OpponentPool
 from training.trajectories import Trajectories
 
-__all__ = ["RunExistsError", "Trainer", "Trajectories", "train"]
+__all__ = ["RunExistsError", "Trainer", "Trajectories", "claim_run_dir", "jsonable", "load_weights", "train"]
 
 # ------------------------------------------------------------------------------ the trainer
 
@@ -56,7 +56,7 @@ class Trainer:
         self.rules: RulesConfig = cfg.rules_config
         self.run_dir = cfg.run_dir
         self.ckpt_path = self.run_dir / "checkpoint.pt"
-        _claim_run_dir(self.run_dir, resume, overwrite)
+        claim_run_dir(self.run_dir, resume, overwrite)
         # --- seeding: one numpy generator for games and opponents, torch seeded alongside
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -90,7 +90,7 @@ class Trainer:
             payload["trainer_state"] = {
                 "env_steps": self.env_steps, "update": self.update, "train_seconds": self.train_seconds,
                 "pool": self.pool.specs, "last_eval": self.last_eval,
-                "numpy_rng": _jsonable(self.rng.bit_generator.state),
+                "numpy_rng": jsonable(self.rng.bit_generator.state),
                 "torch_rng": self.torch_gen.get_state(), "torch_global_rng": torch.get_rng_state(),
             }
         return payload
@@ -100,15 +100,7 @@ class Trainer:
 
     def warm_start(self, spec: str) -> None:
         """Load starting weights from a checkpoint path or ``zoo:NAME`` (not the optimizer: a new run)."""
-        path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
-        data = load_checkpoint(path)
-        if data["rules"] != self.rules.to_dict():
-            raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
-                                  f"the config says {self.rules.to_dict()}")
-        if data["model_kwargs"] != self.model.kwargs():
-            raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
-                                  f"the config builds {self.model.kwargs()}; set hidden to match")
-        self.model.load_state_dict(data["model"])  # copies the CPU weights onto the model's device
+        load_weights(self.model, self.rules, spec)
 
     def _resume(self) -> None:
         if not self.ckpt_path.exists():
@@ -207,15 +199,8 @@ class Trainer:
     # -------------------------------------------------------------- evaluation
 
     def evaluate_now(self) -> dict[str, float]:
-        if not self.cfg.eval_deal_sets:
-            return {}
-        agent = TorchAgent(self.model, self.rules, name="policy", device=self.device)
-        out = {}
-        for opp in self.cfg.eval_opponents:
-            lineup = [agent] + [self.pool.agent(opp)] * (self.rules.num_players - 1)
-            report = evaluate(lineup, self.rules, deal_sets=self.cfg.eval_deal_sets, seed=12345, progress=False,
-                              agents_by_spec={opp: self.pool.agent(opp)})
-            out[f"win_rate_vs_{opp}"] = report.results[0].win_rate
+        out = win_rates(TorchAgent(self.model, self.rules, name="policy", device=self.device), self.rules,
+                        {opp: self.pool.agent(opp) for opp in self.cfg.eval_opponents}, self.cfg.eval_deal_sets)
         self.model.train()
         return out
 
@@ -327,16 +312,30 @@ class Trainer:
         }
 
 
-def _jsonable(state: Any) -> Any:
+def jsonable(state: Any) -> Any:
     """numpy's bit-generator state as plain Python values (torch's weights_only loader takes them)."""
     if isinstance(state, dict):
-        return {k: _jsonable(v) for k, v in state.items()}
+        return {k: jsonable(v) for k, v in state.items()}
     if isinstance(state, np.integer):
         return int(state)
     return state
 
 
-def _claim_run_dir(run_dir: Path, resume: bool, overwrite: bool) -> None:
+def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
+    """Copy a checkpoint's weights (a path or ``zoo:NAME``: a run's ``init_checkpoint``) into
+    ``model``, on whatever device it is; the rules and network sizes must match."""
+    path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+    data = load_checkpoint(path)
+    if data["rules"] != rules.to_dict():
+        raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
+                              f"the config says {rules.to_dict()}")
+    if data["model_kwargs"] != model.kwargs():
+        raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
+                              f"the config builds {model.kwargs()}; set hidden to match")
+    model.load_state_dict(data["model"])  # copies the CPU weights onto the model's device
+
+
+def claim_run_dir(run_dir: Path, resume: bool, overwrite: bool) -> None:
     """A new run never lands in a folder that holds another: refuse, or clear it on ``overwrite``."""
     if resume and overwrite:
         raise TrainConfigError("--resume continues the run in the folder and --overwrite deletes it: choose one")

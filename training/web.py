@@ -23,7 +23,7 @@ import numpy as np
 
 from agents import load
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, action_to_string
-from cf_env.replay import FrameBuilder, describe_action, game_record, landing
+from cf_env.replay import FrameBuilder, describe_step, game_record, landing, opening_text
 
 __all__ = ["LiveGame", "serve"]
 
@@ -49,26 +49,19 @@ class LiveGame:
         self.encoder = ObservationEncoder(config)
         self.rng = np.random.default_rng(seed)
         self.frames = FrameBuilder(viewer=seat)
-        self.frames.add(self.game, f"round 1: starting double {self.game.starting_double}-{self.game.starting_double}")
+        self.frames.add(self.game, opening_text(self.game))
         self.lock = threading.Lock()
         self._advance()
 
     def _apply(self, action: int) -> None:
-        round_before = self.game.round_index
-        text = describe_action(self.game, action, self.labels, viewer=self.seat)
-        if not self.game.is_over and self.game.round_index != round_before:
-            text += f"; round {self.game.round_index + 1} starts with {self.game.starting_double}-{self.game.starting_double}"
-        if self.game.is_over:
-            text += "; game over, winner" + ("s" if len(self.game.winners) > 1 else "") + ": " + ", ".join(
-                self.labels[p] for p in self.game.winners)
-        self.frames.add(self.game, text)
+        self.frames.add(self.game, describe_step(self.game, action, self.labels, viewer=self.seat))
 
     def _advance(self) -> None:
         """The agents play until it is the person's turn or the game is over."""
         game = self.game
         while not game.is_over and game.current_player != self.seat:
             p = game.current_player
-            observation = {"observation": self.encoder.encode(game, p), "action_mask": self.encoder.mask(game.legal_bits)}
+            observation = self.encoder.observe(game)
             self._apply(int(self.bots[self.others.index(p)].act(observation, self.rng)))
 
     def legal(self) -> list[dict[str, Any]]:

@@ -19,9 +19,7 @@ def play(config: RulesConfig, specs: list[str], seed: int) -> Game:
     encoder = ObservationEncoder(config)
     rng = np.random.default_rng(seed)
     while not game.is_over:
-        p = game.current_player
-        observation = {"observation": encoder.encode(game, p), "action_mask": encoder.mask(game.legal_bits)}
-        game.apply(bots[p].act(observation, rng))
+        game.apply(bots[game.current_player].act(encoder.observe(game), rng))
     return game
 
 
