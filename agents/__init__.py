@@ -14,17 +14,14 @@ from pathlib import Path
 
 from agents.base import Agent, act_batch, legal_actions
 from agents.baselines import GreedyAgent, HeuristicAgent, RandomAgent
-from cf_env import ChickenFootError, RulesConfig
+from agents.spec import AgentSpec, AgentSpecError, parse_spec
+from cf_env import RulesConfig
 
-__all__ = ["Agent", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent", "BASELINES",
-           "legal_actions", "load", "spec_rules", "zoo_path", "zoo_names"]
+__all__ = ["Agent", "AgentSpec", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent",
+           "BASELINES", "legal_actions", "load", "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
 
 BASELINES = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
 ZOO_DIR = Path(__file__).parent / "zoo"
-
-
-class AgentSpecError(ChickenFootError, ValueError):
-    """An agent spec names nothing that can be loaded."""
 
 
 def zoo_names() -> list[str]:
@@ -43,15 +40,11 @@ def spec_rules(spec: str) -> RulesConfig | None:
     """The rules a checkpoint spec (a path or ``zoo:NAME``) was trained for; ``None`` for a spec
     that brings no rules of its own (the baselines, ``sb3:``). A missing or unreadable checkpoint
     raises :class:`AgentSpecError` / ``CheckpointError``."""
-    if not isinstance(spec, str) or spec in BASELINES or spec.startswith(("sb3:", "sb3+trust:")) or _is_search(spec):
+    if not isinstance(spec, str) or parse_spec(spec).kind != "checkpoint":
         return None
     from agents.checkpoint import load_checkpoint
 
     return RulesConfig.from_dict(load_checkpoint(_checkpoint_path(spec))["rules"])
-
-
-def _is_search(spec: str) -> bool:
-    return spec == "search" or spec.startswith("search:")
 
 
 def _checkpoint_path(spec: str) -> Path:
@@ -74,20 +67,19 @@ def _checkpoint_path(spec: str) -> Path:
 def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> Agent:
     """An agent from a spec (see the module docstring) for the rules ``config`` (default rules
     when omitted; a checkpoint brings its own and must match ``config`` when both are given)."""
-    if not isinstance(spec, str):
-        raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
-    if spec in BASELINES:
+    parsed = parse_spec(spec)
+    if parsed.kind == "baseline":
         return BASELINES[spec](config if config is not None else RulesConfig())
-    if _is_search(spec):
+    if parsed.kind == "search":
         from agents.search import SearchAgent
 
         return SearchAgent.from_spec(spec, config if config is not None else RulesConfig())
-    if spec.startswith(("sb3:", "sb3+trust:")):
+    if parsed.kind == "sb3":
         from agents.sb3_agent import SB3Agent, UntrustedFileError
 
-        trust, file = spec.startswith("sb3+trust:"), spec.split(":", 1)[1]
         try:
-            return SB3Agent(file, config if config is not None else RulesConfig(), name=spec, trust=trust)
+            return SB3Agent(parsed.argument, config if config is not None else RulesConfig(), name=spec,
+                            trust=bool(parsed.params.get("trust")))
         except UntrustedFileError:
             raise
         except (FileNotFoundError, ValueError) as exc:

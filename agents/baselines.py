@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -9,7 +11,7 @@ from cf_env import ObservationEncoder, RulesConfig, action_table
 from cf_env.engine.scoring import tile_points
 from agents.base import legal_actions
 
-__all__ = ["GreedyAgent", "HeuristicAgent", "RandomAgent", "score_plays"]
+__all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicTables", "RandomAgent", "score_plays"]
 
 
 class RandomAgent:
@@ -51,6 +53,18 @@ class _TileAgent:
         self.action_tile = np.array(table.action_tile, dtype=np.intp)
         self.match = np.array(table.match, dtype=np.intp)
         self.expose = np.array(table.expose, dtype=np.intp)
+
+
+class HeuristicTables(NamedTuple):
+    """What :func:`score_plays` reads besides the observation, built once per rules and weights."""
+
+    offsets: np.ndarray  #: observation starts of hand, unmatched, open_ends, pending_count, pending_value; opponents
+    tile_values: np.ndarray  #: (T, K) 1 where a tile carries a value
+    cost: np.ndarray  #: (A,) points the tile of each play costs in hand (R15)
+    action_tile: np.ndarray  #: (K*K,) tile of each play
+    match: np.ndarray  #: (K*K,) value each play covers
+    expose: np.ndarray  #: (K*K,) value each play exposes
+    weights: np.ndarray  #: HeuristicAgent.DEFAULT_WEIGHTS' order
 
 
 class GreedyAgent(_TileAgent):
@@ -110,13 +124,13 @@ class HeuristicAgent(_TileAgent):
         offsets = np.array([sl["hand"].start, sl["unmatched"].start, sl["open_ends"].start, sl["pending_count"].start,
                             sl["pending_value"].start, config.num_players - 1], dtype=np.int64)
         weight_vector = np.array([self.w[k] for k in self.DEFAULT_WEIGHTS], dtype=np.float64)
-        # the kernels' trailing arguments, built once
-        self._tables = (offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose, weight_vector)
+        self._tables = HeuristicTables(offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose,
+                                       weight_vector)
 
     @property
-    def kernel_tables(self) -> tuple:
-        """The trailing arguments of :func:`score_plays` for these rules and weights (compiled
-        callers, such as the search agents' rollouts, score plays with the same kernel)."""
+    def kernel_tables(self) -> HeuristicTables:
+        """The tables :func:`score_plays` reads for these rules and weights (compiled callers, such
+        as the search agents' rollouts, score plays with the same kernel)."""
         return self._tables
 
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +140,7 @@ class HeuristicAgent(_TileAgent):
         out = np.zeros(plays.size)
         if plays.size:
             obs = np.asarray(observation["observation"], dtype=np.float32)
-            _score_plays(obs, plays, out, *self._tables)
+            score_plays(obs, plays, out, self._tables)
         return plays, out
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
@@ -142,17 +156,20 @@ class HeuristicAgent(_TileAgent):
         if not legal.any(axis=1).all():
             raise ValueError("an action mask in the batch is all zeros: this agent is not to move")
         out = np.empty(len(obs), dtype=np.int64)
-        _act_rows(obs, legal, self.draw, out, *self._tables)
+        _act_rows(obs, legal, self.draw, out, self._tables)
         return out
 
 
 @numba.njit(cache=True)
-def _score_plays(obs, plays, out, offsets, tile_values, cost, action_tile, match, expose, w):  # pragma: no cover - compiled
-    """HeuristicAgent's score of each play in ``plays`` (see the class docstring), written to ``out``.
-    Weights in DEFAULT_WEIGHTS order: pips, double, toe_follow, opp_blocked, follow, blocked_expose,
+def score_plays(obs, plays, out, tables):  # pragma: no cover - compiled
+    """HeuristicAgent's score of each play in ``plays`` (see the class docstring) for one
+    observation row, written to ``out``; ``tables`` a :class:`HeuristicTables`. Weights in
+    DEFAULT_WEIGHTS order: pips, double, toe_follow, opp_blocked, follow, blocked_expose,
     next_blocked, mobility, scarcity."""
+    tile_values, cost, action_tile = tables.tile_values, tables.cost, tables.action_tile
+    match, expose, w = tables.match, tables.expose, tables.weights
     t_count, k = tile_values.shape
-    hand_at, unm_at, ends_at, pcount_at, pval_at, opponents = offsets
+    hand_at, unm_at, ends_at, pcount_at, pval_at, opponents = tables.offsets
     held = np.zeros(k)
     for t in range(t_count):
         if obs[hand_at + t] != 0:
@@ -207,11 +224,8 @@ def _score_plays(obs, plays, out, offsets, tile_values, cost, action_tile, match
         out[i] = score
 
 
-score_plays = _score_plays  # the public name of the compiled scorer: score_plays(obs_row, plays, out, *kernel_tables)
-
-
 @numba.njit(cache=True)
-def _act_rows(obs, legal, draw, out, offsets, tile_values, cost, action_tile, match, expose, w):  # pragma: no cover
+def _act_rows(obs, legal, draw, out, tables):  # pragma: no cover - compiled
     plays = np.empty(draw, dtype=np.int64)
     scores = np.empty(draw)
     for r in range(obs.shape[0]):
@@ -226,5 +240,5 @@ def _act_rows(obs, legal, draw, out, offsets, tile_values, cost, action_tile, ma
                 a += 1
             out[r] = a
             continue
-        _score_plays(obs[r], plays[:n], scores[:n], offsets, tile_values, cost, action_tile, match, expose, w)
+        score_plays(obs[r], plays[:n], scores[:n], tables)
         out[r] = plays[np.argmax(scores[:n])]

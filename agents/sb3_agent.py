@@ -21,18 +21,23 @@ from typing import Any
 
 import numpy as np
 
-from cf_env import ChickenFootError, ObservationEncoder, RulesConfig
+from agents.spec import AgentSpecError
+from cf_env import ObservationEncoder, RulesConfig
 
-__all__ = ["SB3Agent", "UntrustedFileError"]
+__all__ = ["SB3Agent", "SB3ModelError", "UntrustedFileError"]
 
 # pickled entries that sb3:PATH rebuilds itself; none of them is unpickled from the file
 _REBUILT = ("policy_class", "observation_space", "action_space", "lr_schedule", "clip_range", "clip_range_vf",
             "rollout_buffer_class", "_last_obs", "_last_episode_starts", "ep_info_buffer", "ep_success_buffer")
 
 
-class UntrustedFileError(ChickenFootError, ValueError):
+class UntrustedFileError(AgentSpecError):
     """Loading the file would unpickle entries that could run code; the message says how to
     vouch for it."""
+
+
+class SB3ModelError(AgentSpecError):
+    """The file is not a saved MaskablePPO model for these rules; the message says what differs."""
 
 
 def _readable(entry: Any, field: str) -> Any:
@@ -57,9 +62,9 @@ def _safe_objects(path: Path, config: RulesConfig) -> dict[str, Any]:
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not a saved SB3 model (a zip with a 'data' entry): {exc}") from None
+        raise SB3ModelError(f"{path} is not a saved SB3 model (a zip with a 'data' entry): {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path} is not a saved SB3 model: its 'data' entry is not a mapping")
+        raise SB3ModelError(f"{path} is not a saved SB3 model: its 'data' entry is not a mapping")
     pickled = sorted(k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v)
     unknown = [k for k in pickled if k not in _REBUILT]
     if unknown:
@@ -70,10 +75,10 @@ def _safe_objects(path: Path, config: RulesConfig) -> dict[str, Any]:
     shape = _readable(data.get("observation_space"), "_shape")
     expected = (encoder.size,)
     if shape is not None and tuple(shape) != expected:
-        raise ValueError(f"{path} was trained on observations of shape {tuple(shape)}, these rules give {expected}")
+        raise SB3ModelError(f"{path} was trained on observations of shape {tuple(shape)}, these rules give {expected}")
     n = _readable(data.get("action_space"), "n")
     if n is not None and n != config.num_actions:
-        raise ValueError(f"{path} has {n} actions, these rules have {config.num_actions}")
+        raise SB3ModelError(f"{path} has {n} actions, these rules have {config.num_actions}")
     low, high = encoder.bounds()
     rebuilt = {
         "policy_class": MaskableActorCriticPolicy,
@@ -100,16 +105,16 @@ class SB3Agent:
         try:
             self.model = MaskablePPO.load(str(path), device="cpu", custom_objects=custom)
         except (RuntimeError, KeyError, zipfile.BadZipFile) as exc:  # weights that do not fit the rebuilt policy
-            raise ValueError(f"{path} does not load as a MaskablePPO model for these rules: "
+            raise SB3ModelError(f"{path} does not load as a MaskablePPO model for these rules: "
                              f"{str(exc).splitlines()[0][:300]}") from None
         self.config = config
         self.name = name or f"sb3:{path}"
         expected = (ObservationEncoder(config).size,)
         shape = self.model.observation_space.shape
         if shape != expected:
-            raise ValueError(f"{path} was trained on observations of shape {shape}, these rules give {expected}")
+            raise SB3ModelError(f"{path} was trained on observations of shape {shape}, these rules give {expected}")
         if self.model.action_space.n != config.num_actions:
-            raise ValueError(f"{path} has {self.model.action_space.n} actions, these rules have {config.num_actions}")
+            raise SB3ModelError(f"{path} has {self.model.action_space.n} actions, these rules have {config.num_actions}")
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)

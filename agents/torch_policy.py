@@ -15,7 +15,8 @@ from torch import nn
 
 from agents.base import legal_actions
 from agents.checkpoint import CheckpointError, check_compatible, load_checkpoint
-from cf_env import ChickenFootError, ObservationEncoder, RulesConfig
+from agents.spec import DeviceError, check_device
+from cf_env import ObservationEncoder, RulesConfig
 
 __all__ = ["ActorCritic", "DeviceError", "TorchAgent", "observation_scale", "resolve_device"]
 
@@ -24,24 +25,19 @@ def resolve_device(device: str) -> str:
     """``"auto"`` becomes ``"cuda"`` when torch sees a GPU, else ``"cpu"``; ``"cpu"`` and
     ``"cuda"`` (or ``"cuda:N"``) are checked: asking for a GPU that is not there raises
     :class:`DeviceError` saying so."""
+    device = check_device(device)
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
         return device
-    if device == "cuda" or device.startswith("cuda:"):
-        if not torch.cuda.is_available():
-            raise DeviceError(f"device {device!r} asked for, but torch {torch.__version__} sees no CUDA GPU on this "
-                              f"machine; use device cpu (or auto: a GPU when there is one)")
-        index = device.partition(":")[2]
-        if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
-            raise DeviceError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), "
-                              f"numbered from 0")
-        return device
-    raise DeviceError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N")
-
-
-class DeviceError(ChickenFootError, ValueError):
-    """The device asked for is unknown or not on this machine."""
+    if not torch.cuda.is_available():  # cuda or cuda:N
+        raise DeviceError(f"device {device!r} asked for, but torch {torch.__version__} sees no CUDA GPU on this "
+                          f"machine; use device cpu (or auto: a GPU when there is one)")
+    index = device.partition(":")[2]
+    if index and int(index) >= torch.cuda.device_count():
+        raise DeviceError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), "
+                          f"numbered from 0")
+    return device
 
 
 def observation_scale(config: RulesConfig) -> np.ndarray:

@@ -99,7 +99,7 @@ from cf_env.engine import (
     RulesConfig,
     action_to_string,
 )
-from cf_env.engine.scoring import REWARD_MODES, round_reward, win_reward
+from cf_env.engine.scoring import REWARD_MODES, round_reward, win_reward, win_share
 from cf_env.observation import ObservationEncoder
 from cf_env.render import render_ansi, render_rgb
 
@@ -363,7 +363,7 @@ class raw_env(AECEnv, EzPickle):
                 self.infos[a]["winners"] = [self.possible_agents[p] for p in winners]
             if self.reward_mode == "win":
                 for p in range(n):
-                    rewards[p] += win_reward(p in winners, len(winners), n)
+                    rewards[p] += win_reward(win_share(p in winners, len(winners)), n)
         if self.reward_mode != "win" or game.is_over:
             for p, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[p]

@@ -41,14 +41,14 @@ try:
 except ImportError:  # pragma: no cover - numba is a core dependency; keep a readable error
     numba = None
 
-from cf_env.engine import IllegalActionError, Role, RulesConfig, action_table, scoring, validate_deals
+from cf_env.engine import IllegalActionError, Role, RulesConfig, action_table, scoring, tile_index, validate_deals
 from cf_env.engine.errors import ConfigError
 from cf_env.engine.game import TOES_PER_DOUBLE
 from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
-__all__ = ["Consts", "Offsets", "State", "VectorGame", "apply_action", "make_consts", "new_state", "observation_offsets",
-           "random_legal_actions", "write_observation"]
+__all__ = ["Consts", "Offsets", "State", "VectorGame", "apply_action", "copy_game", "make_consts", "new_state",
+           "observation_offsets", "random_legal_actions", "write_observation"]
 
 MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision before the rules are refused
 ROLE_ARM, ROLE_TOE = int(Role.ARM), int(Role.TOE)
@@ -131,6 +131,8 @@ if numba is not None:
     _r16_keys = njit(cache=True)(scoring.r16_keys)
     _winner_flags = njit(cache=True)(scoring.winner_flags)
     _round_reward = njit(cache=True, inline="always")(scoring.round_reward)
+    _win_share = njit(cache=True, inline="always")(scoring.win_share)
+    _tile_index = njit(cache=True, inline="always")(tile_index)
     _win_reward = njit(cache=True, inline="always")(scoring.win_reward)
 
     @njit(cache=True, inline="always")
@@ -189,7 +191,7 @@ if numba is not None:
         s.bone_pos[b] = n * h
         s.drawn[b] = -1
         start = c.max_pip - r
-        st = start * (start + 1) // 2 + start
+        st = _tile_index(start, start)
         holder = -1
         for p in range(n):
             if hand[b, p, st]:
@@ -246,7 +248,7 @@ if numba is not None:
         for p in range(n):
             s.final_totals[b, p] = s.totals[b, p]
             if c.reward_code == REWARD_WIN:
-                rew[b, p] += _win_reward(s.final_winners[b, p] == 1, nwin, n)
+                rew[b, p] += _win_reward(_win_share(s.final_winners[b, p] == 1, nwin), n)
         return True
 
     @njit(cache=True)
@@ -446,6 +448,29 @@ if numba is not None:
     # ``write_observation(b, state, consts, offsets, obs)``. Neither checks legality.
     apply_action = _apply
     write_observation = _write_obs
+
+    @njit(cache=True)
+    def copy_game(src, i, dst, j):
+        """Game ``i`` of state ``src`` into game ``j`` of ``dst``: the fields a round in play reads
+        and writes (not the deals, nor the finished game's results), ``done`` cleared. The search
+        agents copy a world's public state this way before dealing its hidden tiles."""
+        dst.hand[j] = src.hand[i]
+        dst.count[j] = src.count[i]
+        dst.bone[j] = src.bone[i]
+        dst.bone_pos[j] = src.bone_pos[i]
+        dst.played[j] = src.played[i]
+        dst.ends[j] = src.ends[i]
+        dst.pend[j] = src.pend[i]
+        dst.pend_val[j] = src.pend_val[i]
+        dst.pend_role[j] = src.pend_role[i]
+        dst.cur[j] = src.cur[i]
+        dst.drawn[j] = src.drawn[i]
+        dst.unmatched[j] = src.unmatched[i]
+        dst.rnd[j] = src.rnd[i]
+        dst.totals[j] = src.totals[i]
+        dst.round_scores[j] = src.round_scores[i]
+        dst.legal[j] = src.legal[i]
+        dst.done[j] = 0
 
 
 def make_consts(config: RulesConfig, reward: str = "win", points_scale: float = 100.0) -> Consts:

@@ -118,9 +118,12 @@ class RunConfig(BaseModel):
     @field_validator("device")
     @classmethod
     def _known_device(cls, device: str) -> str:
-        if device not in ("auto", "cpu", "cuda") and not (device.startswith("cuda:") and device[5:].isdigit()):
-            raise ValueError("use auto, cpu, cuda or cuda:N")
-        return device
+        from agents.spec import DeviceError, check_device
+
+        try:
+            return check_device(device)
+        except DeviceError:
+            raise ValueError("use auto, cpu, cuda or cuda:N") from None
 
     @property
     def rules_config(self) -> RulesConfig:
@@ -134,23 +137,29 @@ class RunConfig(BaseModel):
         return self.model_dump()
 
 
-def _agent_specs(specs: list[str]) -> list[str]:
-    from agents import BASELINES
-
-    bad = [s for s in specs if s not in BASELINES and not s.startswith("zoo:") and s.split(":", 1)[0] != "search"]
-    if bad:
-        raise ValueError(f"unknown agents {bad}; use {sorted(BASELINES)}, zoo:NAME or search[:name=value...]")
-    for spec in specs:
-        if spec.split(":", 1)[0] == "search":
-            from agents.search import parse_search_spec
-
-            parse_search_spec(spec)  # its message names the bad parameter
-    return specs
-
-
 def check_agent_specs(specs: list[str]) -> list[str]:
-    """A config's list of agent specs, each checked (baselines, ``zoo:NAME``, ``search[...]``)."""
-    return _agent_specs(specs)
+    """A config's list of agent specs, each checked (baselines, ``zoo:NAME``, ``search[...]``:
+    :func:`agents.spec.parse_spec`); a search spec's parameters by the search's own parser, whose
+    message names the bad one."""
+    from agents.search import SearchSpecError, parse_search_spec
+    from agents.spec import BASELINE_NAMES, AgentSpecError, parse_spec
+
+    parsed = []
+    for spec in specs:
+        try:
+            parsed.append(parse_spec(spec))
+        except SearchSpecError:
+            raise  # its message names the bad part
+        except AgentSpecError:
+            parsed.append(None)
+    bad = [spec for spec, p in zip(specs, parsed)
+           if p is None or not (p.kind in ("baseline", "search") or p.argument.startswith("zoo:"))]
+    if bad:
+        raise ValueError(f"unknown agents {bad}; use {sorted(BASELINE_NAMES)}, zoo:NAME or search[:name=value...]")
+    for spec, p in zip(specs, parsed):
+        if p is not None and p.kind == "search":
+            parse_search_spec(spec)
+    return specs
 
 
 class NetworkTrainerConfig(RunConfig):
@@ -222,7 +231,7 @@ class PPOConfig(NetworkTrainerConfig):
     @field_validator("pool_baselines", "eval_opponents")
     @classmethod
     def _known_agents(cls, specs: list[str]) -> list[str]:
-        return _agent_specs(specs)
+        return check_agent_specs(specs)
 
     @model_validator(mode="after")
     def _consistent(self) -> "PPOConfig":

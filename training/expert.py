@@ -90,8 +90,9 @@ class ExpertConfig(NetworkTrainerConfig):
     @classmethod
     def _pimc_teacher(cls, spec: str) -> str:
         from agents.search import parse_search_spec
+        from agents.spec import parse_spec
 
-        if spec.split(":", 1)[0] != "search":
+        if parse_spec(spec).kind != "search":
             raise ValueError("the teacher must be a search spec, e.g. search:ms=0:sims=256")
         params = parse_search_spec(spec)
         if params.get("algo", "pimc") != "pimc":

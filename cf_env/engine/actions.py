@@ -46,7 +46,7 @@ def tile_index(a: int, b: int) -> int:
     return hi * (hi + 1) // 2 + lo
 
 
-_TILE_RE = re.compile(r"^\s*\[?\s*(\d+)\s*[-|:, ]\s*(\d+)\s*\]?\s*$")
+_TILE_RE = re.compile(r"^\s*\[?\s*(\d+)\s*[-|:,/ ]\s*(\d+)\s*\]?\s*$")
 _MOVE_RE = re.compile(r"^\s*(\d+)\s*>\s*(\d+)\s*$")
 
 
@@ -91,7 +91,7 @@ class Tile:
 
     @property
     def index(self) -> int:
-        return self.high * (self.high + 1) // 2 + self.low
+        return tile_index(self.low, self.high)
 
     @property
     def pips(self) -> int:

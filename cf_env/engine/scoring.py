@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = [
     "NO_NONZERO_ROUND", "REWARD_MODES", "REWARD_POINTS", "REWARD_RELATIVE", "REWARD_WIN", "r16_keys", "round_reward",
-    "tile_points", "win_reward", "winner_flags",
+    "tile_points", "win_reward", "win_share", "winner_flags",
 ]
 
 REWARD_MODES = ("win", "points", "relative")  #: the env's ``reward=`` values; a mode's code is its index
@@ -80,7 +80,14 @@ def round_reward(points, round_total, num_players, mode, scale):
     return 0.0
 
 
-def win_reward(is_winner, num_winners, num_players):
-    """The ``win`` mode's end-of-game reward: a winner's share of the win minus ``1 / n`` (zero-sum)."""
-    share = 1.0 / num_winners if is_winner else 0.0
+def win_share(is_winner, num_winners):
+    """R16: a seat's share of the game's win (winners who tie share it): ``1 / num_winners`` for a
+    winner, 0 otherwise. Win rates (evaluation, training statistics) and the search's value of a
+    game's last round count wins this way."""
+    return 1.0 / num_winners if is_winner else 0.0
+
+
+def win_reward(share, num_players):
+    """The ``win`` mode's end-of-game reward from a seat's :func:`win_share`: the share minus
+    ``1 / n`` (zero-sum)."""
     return share - 1.0 / num_players

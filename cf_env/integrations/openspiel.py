@@ -45,7 +45,7 @@ import pyspiel
 
 from cf_env.engine import Game, RulesConfig, Tile, action_table, action_to_string
 from cf_env.engine.game import EventKind
-from cf_env.engine.scoring import win_reward
+from cf_env.engine.scoring import win_reward, win_share
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
 __all__ = ["GAME_NAME", "ChickenFootGame", "ChickenFootState", "game_from_rules", "max_game_length", "resampler",
@@ -253,7 +253,7 @@ class ChickenFootState(pyspiel.State):
         if not self._terminal:
             return [0.0] * n
         winners = self._engine.winners
-        return [win_reward(p in winners, len(winners), n) for p in range(n)]
+        return [win_reward(win_share(p in winners, len(winners)), n) for p in range(n)]
 
     def __str__(self) -> str:
         if self._engine is None:

@@ -11,6 +11,7 @@ from agents import AgentSpecError, GreedyAgent, HeuristicAgent, RandomAgent, loa
 from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
+from tests.agents.checks import Checked
 from training.evaluate import play_game
 
 CONFIGS = [RulesConfig(), RulesConfig(num_players=2, max_pip=6, rounds=3),
@@ -25,8 +26,10 @@ def test_baselines_only_choose_legal_actions(config):
     lineups = [[GreedyAgent(config)] * config.num_players, [HeuristicAgent(config)] * config.num_players,
                [HeuristicAgent(config), GreedyAgent(config)] + [RandomAgent(config)] * (config.num_players - 2)]
     for k in range(12):
-        game = play_game(env, lineups[k % 3], None, rng, seed=k)
-        assert game.is_over
+        seats = [Checked(agent) for agent in lineups[k % 3]]
+        game = play_game(env, seats, None, rng, seed=k)
+        assert len(game.round_scores) == config.rounds  # every round played out and scored
+        assert all(seat.decisions > 0 for seat in seats) or config.hand_size < 3
 
 
 def test_greedy_plays_the_heaviest_tile_and_never_keeps():
@@ -217,8 +220,9 @@ def test_shipped_checkpoints_load_and_play():
         config = RulesConfig(num_players=players, rounds=1)
         agent = load(f"zoo:{name}", config)
         env = raw_env(**config.to_dict())
-        game = play_game(env, [agent] + [GreedyAgent(config)] * (players - 1), None, np.random.default_rng(0), seed=1)
-        assert game.is_over
+        network = Checked(agent)
+        game = play_game(env, [network] + [GreedyAgent(config)] * (players - 1), None, np.random.default_rng(0), seed=1)
+        assert len(game.round_scores) == 1 and network.choices > 0
         assert (agents.ZOO_DIR / f"{name}.pt").stat().st_size <= 2 * 1024 * 1024
     with pytest.raises(CheckpointError, match="num_players=4"):
         load("zoo:strong-4p", RulesConfig(num_players=2))

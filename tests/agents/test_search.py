@@ -7,8 +7,11 @@ import pytest
 
 import agents
 from agents.baselines import HeuristicAgent, RandomAgent
-from agents.search import SearchAgent, SearchSpecError, _deal_hidden, parse_search_spec
+from agents.search import SearchAgent, SearchSpecError, parse_search_spec, read_observation, sample_worlds
+from agents.search.values import valuation
 from cf_env import Game, ObservationEncoder, RulesConfig, Tile, raw_env
+from cf_env.vector import make_consts, new_state
+from tests.agents.checks import Checked
 from training.evaluate import play_game
 
 SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
@@ -42,12 +45,13 @@ def test_spec_parsing_and_errors():
                                   "search:ms=0:sims=3:rollout=random:keep=0.5"])
 def test_search_plays_legal_whole_games(config, spec):
     env = raw_env(**config.to_dict())  # raw_env raises on any illegal action
-    agent = agents.load(spec, config)
+    agent = Checked(agents.load(spec, config))
     others = [HeuristicAgent(config), RandomAgent(config)]
     seats = [agent] + [others[i % 2] for i in range(config.num_players - 1)]
     for k in range(2):
         game = play_game(env, seats[k:] + seats[:k], None, np.random.default_rng(k), seed=k)
-        assert game.is_over
+        assert len(game.round_scores) == config.rounds
+    assert agent.searched == agent.choices  # every decision with a choice was searched, no other
 
 
 def test_a_seed_fixes_the_decisions_without_a_clock():
@@ -80,7 +84,26 @@ def test_the_time_budget_is_kept():
             action = heuristic.act(obs, rng)
         env.step(action)
     assert len(spent) >= 5
-    assert np.median(spent) < 0.015 * 3  # 15 ms asked; a loaded shared machine may stretch it, not triple it
+    # the clock stops the search: without it (ms ignored, no sims cap) a decision would run 2**30 worlds;
+    # the bound is loose enough that a loaded machine cannot break it
+    assert max(spent) < 1.0
+
+
+def test_sims_caps_the_search_under_any_clock():
+    config = RulesConfig()
+    env = raw_env(**config.to_dict())
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for spec, sims in (("search:ms=60000:sims=7", 7), ("search:algo=ismcts:ms=60000:sims=25", 25),
+                       ("search:ms=0:sims=3", 3)):
+        agent = agents.load(spec, config)
+        while not env.game.is_over:
+            obs = env.observe(env.agent_selection)
+            action = agent.act(obs, rng)
+            if obs["action_mask"].sum() > 1:
+                break
+            env.step(action)
+        assert agent.last_search["simulations"] == sims
 
 
 def _decision_point(config: Game, seed: int):
@@ -173,7 +196,6 @@ def test_sampled_worlds_are_consistent_with_the_observation(keep):
     config = RulesConfig(rounds=3)
     n, t = config.num_players, config.num_tiles
     encoder = ObservationEncoder(config)
-    agent = SearchAgent(config, ms=0, sims=1, keep=keep)
     random_agent = RandomAgent(config)
     worlds = violations = 0
     for seed in range(6):
@@ -183,16 +205,12 @@ def test_sampled_worlds_are_consistent_with_the_observation(keep):
             p = game.current_player
             obs = encoder.encode(game, p)
             mask = encoder.mask(game.legal_bits)
-            pool, sizes, bone_n, forbid, order, totals, left = agent._world_template(obs, mask)
-            assert totals.tolist() == game.totals[p:] + game.totals[:p]
-            s = agent._work
-            for _ in range(3):
-                agent._rs[0] = np.uint64(rng.integers(1, 2**63))
-                from agents.search import _copy_game
-                _copy_game(agent._tmpl, 0, s, 0)
-                _deal_hidden(s, 0, pool, sizes, bone_n, forbid, order, keep, agent._rs, agent._perm, agent._taken)
-                hands = s.hand[0].astype(bool)
-                bone = s.bone[0, t - bone_n:]
+            assert valuation(obs, encoder, "points").totals.tolist() == game.totals[p:] + game.totals[:p]
+            sampled = sample_worlds({"observation": obs, "action_mask": mask}, 3, rng, encoder, keep=keep)
+            forbid = sampled.world.forbid
+            bone_n = sampled.world.bone_n
+            assert sampled.boneyards.shape == (3, bone_n)
+            for hands, bone in zip(sampled.hands, sampled.boneyards):
                 for i in range(n):
                     assert hands[i].sum() == game.hand_sizes[(p + i) % n]
                 owned = np.concatenate([np.flatnonzero(h) for h in hands] + [bone, np.flatnonzero(obs[encoder.slices["layout"]])])
@@ -208,7 +226,6 @@ def test_sampled_worlds_are_consistent_with_the_observation(keep):
 
 def test_search_without_inference_ignores_the_failures():
     config = RulesConfig(rounds=3)
-    agent = SearchAgent(config, ms=0, sims=1, infer=False)
     game = Game(config, seed=1)
     encoder = ObservationEncoder(config)
     rng = np.random.default_rng(0)
@@ -217,16 +234,32 @@ def test_search_without_inference_ignores_the_failures():
         q = game.current_player
         game.apply(heuristic.act({"observation": encoder.encode(game, q), "action_mask": encoder.mask(game.legal_bits)}, rng))
     p = game.current_player
-    _, _, _, forbid, _, _, _ = agent._world_template(encoder.encode(game, p), encoder.mask(game.legal_bits))
-    assert not forbid.any()
+    obs, mask = encoder.encode(game, p), encoder.mask(game.legal_bits)
+    opponents_failed = any(game.unmatched((p + i) % 4) for i in range(1, 4))
+    for infer, forbidden in ((False, False), (True, opponents_failed)):
+        world = read_observation(obs, mask, encoder, new_state(make_consts(config), 1), infer=infer)
+        assert world.forbid.any() == forbidden
 
 
-def test_a_checkpoint_plays_the_rollouts_in_batches():
+def test_a_checkpoint_plays_the_rollouts_in_batches(monkeypatch):
+    from agents.torch_policy import TorchAgent
+
+    batches = []
+    act_batch = TorchAgent.act_batch
+
+    def recording(self, observations, masks, rng):
+        batches.append(len(observations))
+        return act_batch(self, observations, masks, rng)
+
+    monkeypatch.setattr(TorchAgent, "act_batch", recording)
     config = RulesConfig(rounds=1)
-    agent = agents.load("search:rollout=zoo:strong-4p:ms=0:sims=2", config)
+    agent = Checked(agents.load("search:rollout=zoo:strong-4p:ms=0:sims=2", config))
     env = raw_env(**config.to_dict())
-    game = play_game(env, [agent] + [HeuristicAgent(config)] * 3, None, np.random.default_rng(0), seed=2)
-    assert game.is_over
+    play_game(env, [agent] + [HeuristicAgent(config)] * 3, None, np.random.default_rng(0), seed=2)
+    assert agent.searched == agent.choices > 0
+    # each step of a chunk is one forward pass over every unfinished (world, action) rollout: at least
+    # 2 actions at the first step of every chunk
+    assert max(batches) >= 2 and len(batches) < sum(batches)
     with pytest.raises(SearchSpecError, match="pimc"):
         agents.load("search:algo=ismcts:rollout=zoo:strong-4p", config)
     with pytest.raises(agents.AgentSpecError):

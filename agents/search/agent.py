@@ -1,0 +1,208 @@
+"""The search agent: reads the observation, spends its budget on PIMC or ISMCTS, plays the best action."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+from agents.base import act_batch, legal_actions
+from agents.baselines import HeuristicAgent
+from agents.search.ismcts import ismcts, new_tree, reset_tree, root_visits
+from agents.search.pimc import apply_rows, observe_rows, pimc, prepare_worlds, score_rows
+from agents.search.rollout import GREEDY, new_policy
+from agents.search.spec import ROLLOUTS, parse_search_spec
+from agents.search.values import Valuation, valuation
+from agents.search.worlds import World, new_scratch, read_observation
+from cf_env import ObservationEncoder, RulesConfig
+from cf_env.vector import State, make_consts, new_state, observation_offsets
+
+__all__ = ["SearchAgent"]
+
+CHUNK_SECONDS = 0.004  # a compiled call's length: the clock is read between calls
+BATCH_SLOTS = 1024  # a checkpoint rollout's (world, action) games per chunk
+
+
+class SearchAgent:
+    """PIMC or SO-ISMCTS over worlds sampled from the observation (see :mod:`agents.search`).
+
+    ``act`` reads only the observation dict. After each searched decision, ``last_search`` holds
+    ``{"simulations": worlds (pimc) or iterations (ismcts), "rollout_decisions": decisions played in
+    the worlds, "seconds": time spent, "actions": the legal action ids, "scores": per action, its mean
+    value over the worlds (pimc) or its root visits (ismcts)}``: the targets of expert iteration
+    (:mod:`training.expert`).
+    """
+
+    def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
+                 rollout: str = "heuristic", value: str = "points", infer: bool = True, keep: float = 0.0, c: float = 0.7,
+                 seed: int | None = None, name: str | None = None) -> None:
+        params = dict(algo=algo, ms=ms, sims=sims, rollout=rollout, value=value, infer=infer, keep=keep, c=c, seed=seed)
+        spec = "search:" + ":".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in params.items()
+                                    if v is not None)
+        self.params = parse_search_spec(spec)  # the same checks as a spec string
+        self.config = config
+        self.name = name or "search"
+        self.algo, self.ms, self.sims = algo, float(ms), int(sims)
+        self.rollout, self.value = rollout, value
+        self.infer, self.keep, self.c = bool(infer), float(keep), float(c)
+        self._seed_rng = np.random.default_rng(seed) if seed is not None else None
+        self.encoder = ObservationEncoder(config)
+        # a world is round 0 of the longest game of these rules: its round's end starts round 1 (the
+        # rollout stops there), and even rounds that end before any decision (1-tile hands) do not
+        # reach the game's end, whose reset would clear round 0's scores
+        self._consts = make_consts(RulesConfig(**{**config.to_dict(), "rounds": config.max_pip + 1}), "points", 1.0)
+        self._offsets = observation_offsets(self.encoder)
+        self._network = None
+        if rollout in ROLLOUTS:
+            kind = ROLLOUTS.index(rollout)
+        else:  # a checkpoint: its network plays outside the compiled code
+            import agents
+
+            kind = GREEDY  # unused
+            self._network = agents.load(rollout, config)
+            self._batch: tuple[State, np.ndarray, np.ndarray] | None = None
+        k = config.max_pip + 1
+        self._policy = new_policy(kind, self.encoder.size, 2, k, HeuristicAgent(config).kernel_tables)
+        self._template = self._world_state(1)
+        self._work = self._world_state(2)
+        self._scratch = new_scratch(config.num_players, config.num_tiles)
+        if algo == "ismcts":
+            self._tree = new_tree(config.num_actions)
+        self.last_search: dict[str, Any] = {}
+
+    def _world_state(self, games: int) -> State:
+        """Kernel state for ``games`` worlds; the later rounds' deals are placeholders (a search
+        stops at the end of its round, so they are never played)."""
+        state = new_state(self._consts, games)
+        state.deals[:] = np.arange(self.config.num_tiles)
+        state.next_deals[:] = np.arange(self.config.num_tiles)
+        return state
+
+    @classmethod
+    def from_spec(cls, spec: str, config: RulesConfig) -> "SearchAgent":
+        params = parse_search_spec(spec)
+        return cls(config, name=spec, **params)
+
+    # -- acting --------------------------------------------------------------------------------
+
+    def act(self, observation: dict, rng: np.random.Generator) -> int:
+        legal = legal_actions(observation)
+        if legal.size == 1:  # forced: no search
+            self.last_search = {"simulations": 0, "rollout_decisions": 0, "seconds": 0.0,
+                                "actions": legal.astype(np.int64), "scores": np.zeros(legal.size)}
+            return int(legal[0])
+        start = time.perf_counter()
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
+                                 self.infer, self.keep)
+        value = valuation(obs, self.encoder, self.value)
+        source = self._seed_rng if self._seed_rng is not None else rng
+        self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
+        if self._network is not None:
+            action, sims, steps, scores = self._search_pimc_batched(legal, world, value, start)
+        elif self.algo == "pimc":
+            action, sims, steps, scores = self._search_pimc(legal, world, value, start)
+        else:
+            action, sims, steps, scores = self._search_ismcts(legal, world, value, start)
+        self.last_search = {"simulations": sims, "rollout_decisions": steps, "seconds": time.perf_counter() - start,
+                            "actions": legal.astype(np.int64), "scores": scores}
+        return int(action)
+
+    def _budget(self, start: float, done: int, per_unit: float) -> int:
+        """How many more worlds/iterations to run in the next compiled call (0: stop). Calls last
+        about ``CHUNK_SECONDS``, so the clock is read often enough; a unit that would overrun the
+        budget is not started."""
+        cap = self.sims - done if self.sims else 1 << 30
+        if cap <= 0:
+            return 0
+        if self.ms <= 0:
+            return cap
+        left = self.ms / 1000.0 - (time.perf_counter() - start)
+        if left <= per_unit:
+            return 0
+        if per_unit <= 0:
+            return 1
+        return max(1, min(cap, int(min(left, CHUNK_SECONDS) / per_unit)))
+
+    def _run_chunks(self, start: float, run: Callable[[int], tuple[int, int]],
+                    max_chunk: int = 1 << 30) -> tuple[int, int]:
+        """Call ``run(chunk) -> (units run, rollout decisions)`` with at most ``max_chunk`` units
+        until the budget (time and/or ``sims``) is spent or a call runs fewer units than asked (a
+        full tree); the first call runs one unit to time it. Returns the totals."""
+        done, per, steps = 0, 0.0, 0
+        while True:
+            chunk = min(self._budget(start, done, per), max_chunk) if done else 1
+            if chunk <= 0:
+                break
+            t0 = time.perf_counter()
+            ran, taken = run(chunk)
+            per = (time.perf_counter() - t0) / max(ran, 1)
+            done += ran
+            steps += taken
+            if ran < chunk or (self.sims and done >= self.sims):
+                break
+        return done, steps
+
+    def _search_pimc(self, legal: np.ndarray, world: World, value: Valuation,
+                     start: float) -> tuple[int, int, int, np.ndarray]:
+        actions = legal.astype(np.int64)
+        sums = np.zeros(actions.size)
+        counts = np.zeros(actions.size, np.int64)
+
+        def run(chunk: int) -> tuple[int, int]:
+            return chunk, pimc(self._template, self._work, self._consts, self._offsets, actions, chunk, sums, counts,
+                               world, self._scratch, self._policy, value)
+
+        done, steps = self._run_chunks(start, run)
+        means = sums / np.maximum(counts, 1)
+        return int(actions[int(np.argmax(means))]), done, steps, means
+
+    def _search_pimc_batched(self, legal: np.ndarray, world: World, value: Valuation,
+                             start: float) -> tuple[int, int, int, np.ndarray]:
+        """PIMC with a checkpoint's network as the rollout policy: chunks of worlds, each world's
+        rollouts (one per action) stepped in lockstep with one forward pass per step."""
+        actions = legal.astype(np.int64)
+        num = actions.size
+        sums = np.zeros(num)
+        counts = np.zeros(num, np.int64)
+        policy_rng = np.random.default_rng(int(self._scratch.rs[0]))
+
+        def run(chunk: int) -> tuple[int, int]:
+            slots = chunk * num
+            if self._batch is None or self._batch[0].hand.shape[0] < slots:
+                state = self._world_state(max(slots, 64))
+                self._batch = (state, np.zeros((state.hand.shape[0], self.encoder.size), np.float32),
+                               np.zeros((state.hand.shape[0], self.config.num_actions), np.int8))
+            state, obs, mask = self._batch
+            prepare_worlds(self._template, state, self._consts, actions, chunk, world, self._scratch)
+            steps = slots
+            while True:
+                rows = np.flatnonzero(state.rnd[:slots] == 0)
+                if not rows.size:
+                    break
+                observe_rows(state, self._consts, self._offsets, rows, obs, mask)
+                chosen = np.asarray(act_batch(self._network, obs[rows], mask[rows], policy_rng), dtype=np.int64)
+                apply_rows(state, self._consts, rows, chosen)
+                steps += rows.size
+            score_rows(state, self._consts, slots, num, sums, counts, value, self._scratch.vals)
+            return chunk, steps
+
+        done, steps = self._run_chunks(start, run, max_chunk=max(1, BATCH_SLOTS // num))
+        means = sums / np.maximum(counts, 1)
+        return int(actions[int(np.argmax(means))]), done, steps, means
+
+    def _search_ismcts(self, legal: np.ndarray, world: World, value: Valuation,
+                       start: float) -> tuple[int, int, int, np.ndarray]:
+        tree = self._tree
+        reset_tree(tree)
+
+        def run(chunk: int) -> tuple[int, int]:
+            before = int(tree.meta[1])
+            ran = ismcts(self._template, self._work, self._consts, self._offsets, chunk, tree, self.c, world,
+                         self._scratch, self._policy, value)
+            return ran, int(tree.meta[1]) - before
+
+        done, steps = self._run_chunks(start, run)
+        action, counts = root_visits(tree, legal)
+        return action, done, steps, counts

@@ -1,0 +1,160 @@
+"""Single-observer ISMCTS (Cowling, Powley & Whitehouse, IEEE TCIAIG 2012), compiled.
+
+One tree over the action sequences from the searcher's decision; each iteration samples a world,
+descends with UCB restricted to the actions legal in that world (availability counts), adds one
+node, plays the rest of the round out and backs up each seat's value at the nodes where that seat
+moved. The searcher plays the most visited root action.
+
+The tree lives in flat arrays (a :class:`Tree`, node 0 the root): a node's children are a linked
+list through ``child`` (its first) and ``sibling`` (the next).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from agents.search.rollout import rollout
+from agents.search.values import round_values
+from agents.search.worlds import deal_hidden, randint
+from cf_env.vector import apply_action, copy_game
+
+__all__ = ["MAX_DEPTH", "TREE_NODES", "Tree", "ismcts", "new_tree", "reset_tree", "root_visits"]
+
+MAX_DEPTH = 4096  #: tree path length kept per iteration (a round has far fewer decisions)
+TREE_NODES = 1 << 18  #: node capacity; a decision stops adding nodes when it is full
+
+
+class Tree(NamedTuple):
+    """An ISMCTS tree and its working arrays."""
+
+    parent: np.ndarray  #: (N,) int64 parent node (-1 for the root)
+    action: np.ndarray  #: (N,) int64 the action that leads to the node
+    player: np.ndarray  #: (N,) int64 the seat that took it
+    child: np.ndarray  #: (N,) int64 first child (-1: none)
+    sibling: np.ndarray  #: (N,) int64 next sibling (-1: none)
+    visits: np.ndarray  #: (N,) float64
+    avail: np.ndarray  #: (N,) float64 iterations in which the node's action was legal at its parent
+    value: np.ndarray  #: (N,) float64 summed values of ``player``
+    meta: np.ndarray  #: (2,) int64 nodes in use, decisions taken in the tree and the rollouts
+    child_of: np.ndarray  #: (A,) int64 scratch: the current node's child for each action (-1: none)
+    untried: np.ndarray  #: (A,) int64 scratch: legal actions without a child
+    path: np.ndarray  #: (MAX_DEPTH,) int64 the nodes of the current iteration
+
+
+def new_tree(num_actions: int, nodes: int = TREE_NODES) -> Tree:
+    i, f = (lambda: np.zeros(nodes, np.int64)), (lambda: np.zeros(nodes, np.float64))
+    return Tree(i(), i(), i(), i(), i(), f(), f(), f(), np.zeros(2, np.int64), np.full(num_actions, -1, np.int64),
+                np.zeros(num_actions, np.int64), np.zeros(MAX_DEPTH, np.int64))
+
+
+def reset_tree(tree: Tree) -> None:
+    """Only the root, no decisions counted."""
+    tree.meta[0], tree.meta[1] = 1, 0
+    tree.parent[0] = tree.action[0] = tree.player[0] = tree.child[0] = tree.sibling[0] = -1
+    tree.visits[0] = tree.avail[0] = tree.value[0] = 0.0
+
+
+def root_visits(tree: Tree, legal: np.ndarray) -> tuple[int, np.ndarray]:
+    """The most visited root action (``legal[0]`` when the root has no child) and each legal
+    action's root visits."""
+    used = int(tree.meta[0])
+    root_children = np.flatnonzero(tree.parent[1:used] == 0) + 1
+    counts = np.zeros(legal.size)
+    for child in root_children:
+        counts[np.searchsorted(legal, tree.action[child])] = tree.visits[child]
+    if not root_children.size:
+        return int(legal[0]), counts
+    best = root_children[np.argmax(tree.visits[root_children])]
+    return int(tree.action[best]), counts
+
+
+@njit(cache=True)
+def _expand(tree, node, a, p):
+    """A new child of ``node`` for action ``a`` taken by seat ``p``."""
+    new = tree.meta[0]
+    tree.meta[0] += 1
+    tree.parent[new] = node
+    tree.action[new] = a
+    tree.player[new] = p
+    tree.child[new] = -1
+    tree.sibling[new] = tree.child[node]
+    tree.child[node] = new
+    tree.visits[new] = 0.0
+    tree.avail[new] = 1.0
+    tree.value[new] = 0.0
+    return new
+
+
+@njit(cache=True)
+def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuation):
+    """``iterations`` SO-ISMCTS iterations on ``tree`` over worlds sampled from ``world`` (the
+    public state is game 0 of ``tmpl``). Returns how many ran (fewer when the tree is full)."""
+    child_of, untried, path = tree.child_of, tree.untried, tree.path
+    num_actions = child_of.shape[0]
+    capacity = tree.parent.shape[0]
+    vals = scratch.vals
+    done = 0
+    for _ in range(iterations):
+        if tree.meta[0] >= capacity:
+            break
+        copy_game(tmpl, 0, s, 0)
+        deal_hidden(s, 0, world, scratch)
+        node = 0
+        depth = 0
+        while s.rnd[0] == 0 and depth < path.shape[0]:
+            p = s.cur[0]
+            ch = tree.child[node]
+            while ch >= 0:
+                child_of[tree.action[ch]] = ch
+                ch = tree.sibling[ch]
+            n_untried = 0
+            for a in range(num_actions):
+                if s.legal[0, a] and child_of[a] < 0:
+                    untried[n_untried] = a
+                    n_untried += 1
+            if n_untried > 0 and tree.meta[0] < capacity:
+                for a in range(num_actions):  # the tried ones were available too
+                    if s.legal[0, a] and child_of[a] >= 0:
+                        tree.avail[child_of[a]] += 1.0
+                chosen = _expand(tree, node, untried[randint(scratch.rs, n_untried)], p)
+            else:
+                chosen = -1
+                best = -1e300
+                for a in range(num_actions):
+                    if s.legal[0, a]:
+                        ch = child_of[a]
+                        if ch < 0:  # the tree is full: no node for it
+                            continue
+                        tree.avail[ch] += 1.0
+                        v = (tree.value[ch] / tree.visits[ch]
+                             + cexp * math.sqrt(math.log(tree.avail[ch]) / tree.visits[ch]))
+                        if v > best:
+                            best = v
+                            chosen = ch
+            ch = tree.child[node]
+            while ch >= 0:
+                child_of[tree.action[ch]] = -1
+                ch = tree.sibling[ch]
+            if chosen < 0:
+                break
+            apply_action(0, tree.action[chosen], s, c)
+            tree.meta[1] += 1
+            path[depth] = chosen
+            depth += 1
+            node = chosen
+            if n_untried > 0:
+                break
+        if s.rnd[0] == 0:
+            tree.meta[1] += rollout(s, c, o, 0, policy, scratch.rs)
+        round_values(s, 0, c.n, valuation, vals)
+        for d in range(depth):
+            nd = path[d]
+            tree.visits[nd] += 1.0
+            tree.value[nd] += vals[tree.player[nd]]
+        tree.visits[0] += 1.0
+        done += 1
+    return done

@@ -1,0 +1,81 @@
+"""PIMC (Perfect-Information Monte Carlo), compiled: every legal action is tried in every sampled
+world (the same worlds for every action); the searcher plays the action with the best mean value.
+
+:func:`pimc` rolls out with a compiled policy. With a checkpoint as the rollout policy, the
+worlds of a chunk are laid out by :func:`prepare_worlds` (game ``w * L + i``: world ``w`` after
+action ``i``) and stepped in lockstep outside compiled code, one batched forward pass per step
+(:func:`observe_rows`, :func:`apply_rows`), then scored by :func:`score_rows`.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from agents.search.rollout import rollout
+from agents.search.values import round_values
+from agents.search.worlds import deal_hidden
+from cf_env.vector import apply_action, copy_game, write_observation
+
+__all__ = ["apply_rows", "observe_rows", "pimc", "prepare_worlds", "score_rows"]
+
+
+@njit(cache=True)
+def pimc(tmpl, s, c, o, actions, worlds, sums, counts, world, scratch, policy, valuation):
+    """``worlds`` worlds sampled from ``world`` (the public state is game 0 of ``tmpl``); in each,
+    every action of ``actions`` played and rolled out, its value for seat 0 added to ``sums`` and
+    ``counts``. Returns the decisions taken in the rollouts."""
+    steps = 0
+    vals = scratch.vals
+    for _ in range(worlds):
+        copy_game(tmpl, 0, s, 0)
+        deal_hidden(s, 0, world, scratch)
+        for i in range(actions.shape[0]):
+            copy_game(s, 0, s, 1)
+            apply_action(1, actions[i], s, c)
+            steps += 1 + rollout(s, c, o, 1, policy, scratch.rs)
+            round_values(s, 1, c.n, valuation, vals)
+            sums[i] += vals[0]
+            counts[i] += 1
+    return steps
+
+
+@njit(cache=True)
+def prepare_worlds(tmpl, s, c, actions, worlds, world, scratch):
+    """Games ``w * L + i`` of ``s`` (``L`` actions): world ``w`` after action ``i``, for rollouts
+    played in lockstep by a policy outside the compiled code."""
+    num = actions.shape[0]
+    for w in range(worlds):
+        base = w * num
+        copy_game(tmpl, 0, s, base)
+        deal_hidden(s, base, world, scratch)
+        for i in range(num - 1, -1, -1):  # the world's own game last: it is the others' source
+            if i:
+                copy_game(s, base, s, base + i)
+            apply_action(base + i, actions[i], s, c)
+
+
+@njit(cache=True)
+def observe_rows(s, c, o, rows, obs, mask):
+    """The observation and legal mask of each game in ``rows`` into its row of ``obs``/``mask``."""
+    for j in range(rows.shape[0]):
+        b = rows[j]
+        write_observation(b, s, c, o, obs)
+        for a in range(mask.shape[1]):
+            mask[b, a] = s.legal[b, a]
+
+
+@njit(cache=True)
+def apply_rows(s, c, rows, actions):
+    """``actions[j]`` in game ``rows[j]``."""
+    for j in range(rows.shape[0]):
+        apply_action(rows[j], actions[j], s, c)
+
+
+@njit(cache=True)
+def score_rows(s, c, count, num, sums, counts, valuation, vals):
+    """Seat 0's value of each of the first ``count`` games (laid out by :func:`prepare_worlds`)
+    added to its action's ``sums`` and ``counts``."""
+    for b in range(count):
+        round_values(s, b, c.n, valuation, vals)
+        sums[b % num] += vals[0]
+        counts[b % num] += 1

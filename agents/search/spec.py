@@ -1,0 +1,89 @@
+"""The search agents' spec: ``search[:name=value...]``, its parameters and their checks.
+
+=========  ==========  =======================================================================
+name       default     meaning
+=========  ==========  =======================================================================
+algo       pimc        ``pimc`` or ``ismcts``
+ms         40          time budget per decision in milliseconds (0: no clock, ``sims`` only)
+sims       0           most worlds (pimc) or iterations (ismcts) per decision; 0 = no cap, and
+                       with ``ms=0`` it must be given. With ``ms=0`` decisions are reproducible.
+rollout    heuristic   ``heuristic``, ``greedy`` or ``random``: the policy that plays every seat in
+                       the rollouts (compiled); or, with ``pimc``, a checkpoint spec (``zoo:NAME`` or
+                       a path): its network plays every rollout of a batch of worlds in lockstep,
+                       one batched forward pass per step (about 40 ms per batch: give it
+                       ``ms=200`` or more)
+value      points      ``points`` or ``win`` (:mod:`agents.search.values`)
+infer      1           1: worlds respect the opponents' failures to match; 0: ignore them
+keep       0           chance that an opponent holds one tile of a value it failed to match
+c          0.7         ismcts: UCB exploration constant (values are in about [-1, 1])
+seed       none        the agent's own random seed; by default it draws from ``act``'s generator
+=========  ==========  =======================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from agents.spec import AgentSpecError, parse_spec
+
+__all__ = ["ALGORITHMS", "DEFAULTS", "ROLLOUTS", "SearchSpecError", "VALUES", "parse_search_spec"]
+
+ALGORITHMS = ("pimc", "ismcts")
+ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
+VALUES = ("win", "points")
+DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 40.0, "sims": 0, "rollout": "heuristic", "value": "points",
+                            "infer": True, "keep": 0.0, "c": 0.7, "seed": None}
+
+
+class SearchSpecError(AgentSpecError):
+    """A search spec names an unknown parameter or an invalid value."""
+
+
+def parse_search_spec(spec: str) -> dict[str, Any]:
+    """The parameters of ``search[:name=value]...`` (see the module docstring), typed and checked."""
+    parsed = parse_spec(spec) if isinstance(spec, str) else None
+    if parsed is None or parsed.kind != "search":
+        raise SearchSpecError(f"a search spec starts with 'search', got {spec!r}")
+    params = dict(DEFAULTS)
+    for key, value in parsed.params.items():
+        if key not in DEFAULTS:
+            raise SearchSpecError(f"{spec!r}: unknown search parameter {key!r}; known: {sorted(DEFAULTS)}")
+        try:
+            if key in ("ms", "keep", "c"):
+                params[key] = float(value)
+            elif key in ("sims", "seed"):
+                params[key] = int(value)
+            elif key == "infer":
+                if value not in ("0", "1", "true", "false"):
+                    raise ValueError
+                params[key] = value in ("1", "true")
+            else:
+                params[key] = value
+        except ValueError:
+            raise SearchSpecError(f"{spec!r}: {key}={value!r} is not a valid value") from None
+    if params["algo"] not in ALGORITHMS:
+        raise SearchSpecError(f"{spec!r}: algo must be one of {ALGORITHMS}, got {params['algo']!r}")
+    if params["value"] not in VALUES:
+        raise SearchSpecError(f"{spec!r}: value must be one of {VALUES}, got {params['value']!r}")
+    if params["rollout"] not in ROLLOUTS:
+        if not params["rollout"] or parse_spec(params["rollout"]).kind == "search":
+            raise SearchSpecError(f"{spec!r}: rollout must be one of {ROLLOUTS} or a checkpoint spec, got "
+                                  f"{params['rollout']!r}")
+        if params["algo"] != "pimc":
+            raise SearchSpecError(f"{spec!r}: a checkpoint rollout ({params['rollout']}) is played in batches over "
+                                  f"the worlds, which pimc does; ismcts plays one world at a time: use "
+                                  f"rollout={'|'.join(ROLLOUTS)}")
+    if not (params["ms"] >= 0 and math.isfinite(params["ms"])):
+        raise SearchSpecError(f"{spec!r}: ms must be >= 0, got {params['ms']}")
+    if params["sims"] < 0:
+        raise SearchSpecError(f"{spec!r}: sims must be >= 0, got {params['sims']}")
+    if params["ms"] == 0 and params["sims"] == 0:
+        raise SearchSpecError(f"{spec!r}: with ms=0 (no clock) give sims=N, the worlds or iterations per decision")
+    if not 0.0 <= params["keep"] <= 1.0:
+        raise SearchSpecError(f"{spec!r}: keep is a probability in [0, 1], got {params['keep']}")
+    if not (params["c"] >= 0 and math.isfinite(params["c"])):
+        raise SearchSpecError(f"{spec!r}: c must be >= 0, got {params['c']}")
+    if params["seed"] is not None and params["seed"] < 0:
+        raise SearchSpecError(f"{spec!r}: seed must be >= 0, got {params['seed']}")
+    return params

@@ -1,0 +1,221 @@
+"""Worlds: the hidden tiles dealt to the opponents and the boneyard, consistent with an observation.
+
+A searcher knows what its seat may know (docs/RULES.md R17): the own hand, the layout, the open
+ends, the forced slots, the drawn tile, hand sizes, the boneyard's size, the pip values each
+opponent failed to match, the round and the scores. :func:`read_observation` turns one
+observation into the public state (game 0 of a batched-engine :class:`~cf_env.vector.State`,
+the observer as seat 0, then clockwise) and the sampler's inputs (a :class:`World`); the compiled
+:func:`deal_hidden` deals one world into a state; :func:`sample_worlds` does both for a test or a
+notebook and returns the hands and boneyards it dealt.
+
+**Inference.** The observation's ``unmatched`` block says, per opponent, the pip values it could
+not match at its latest draw or forced pass this round. At that moment its hand held no tile with
+those values; since then it has received at most one tile (the tile drawn right after the failure:
+under ``until_playable`` every earlier draw of that turn did not match either), which may match,
+and which it played or kept. So its hand now holds *at most one* tile with an unmatched value: one
+only if it drew a playable tile and kept it (R12). Worlds give such a hand a kept tile with
+probability ``keep`` (default 0: the shipped agents never keep a playable tile) and otherwise none.
+Hands are dealt from one shuffle, most constrained opponent first, each taking the first tiles it
+may hold; a shuffle that leaves an opponent short is dealt again (``DEAL_TRIES`` tries), and when
+the constraints cannot all hold (an opponent that did keep a tile, with ``keep`` 0) they are relaxed.
+
+Randomness in compiled code comes from a small xorshift64* generator whose state (one uint64 in
+``Scratch.rs``) is seeded per decision from the caller's ``np.random.Generator``: no global random
+state, and the same seed gives the same worlds.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from cf_env import ObservationEncoder, action_table
+from cf_env.engine import Role
+from cf_env.vector import State, copy_game
+
+__all__ = ["DEAL_TRIES", "Scratch", "SampledWorlds", "World", "deal_hidden", "new_scratch", "randint",
+           "read_observation", "sample_worlds", "uniform"]
+
+DEAL_TRIES = 16  #: shuffles a world may take to meet every opponent's inferred constraints
+
+
+class World(NamedTuple):
+    """The sampler's inputs, read from one observation (seats observer-relative)."""
+
+    pool: np.ndarray  #: (H,) int64 the hidden tiles: not in the own hand, not on the layout
+    sizes: np.ndarray  #: (n,) int64 hand sizes, the observer first
+    bone_n: int  #: tiles in the boneyard
+    forbid: np.ndarray  #: (n, T) uint8 tiles each seat cannot hold (the inference; row 0 unused)
+    order: np.ndarray  #: (n-1,) int64 the opponents in dealing order, most constrained first
+    keep: float  #: chance an opponent holds one tile it is forbidden (a kept playable draw)
+
+
+class Scratch(NamedTuple):
+    """Working arrays the compiled search reuses from decision to decision."""
+
+    rs: np.ndarray  #: (1,) uint64 the xorshift64* state
+    perm: np.ndarray  #: (T,) int64 the shuffle
+    taken: np.ndarray  #: (T,) uint8 which shuffled tiles are dealt
+    vals: np.ndarray  #: (n,) float64 each seat's value of a finished round
+
+
+def new_scratch(num_players: int, num_tiles: int) -> Scratch:
+    return Scratch(np.ones(1, np.uint64), np.zeros(num_tiles, np.int64), np.zeros(num_tiles, np.uint8),
+                   np.zeros(num_players, np.float64))
+
+
+@njit(cache=True, inline="always")
+def _next(rs):
+    x = rs[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rs[0] = x
+    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+
+
+@njit(cache=True, inline="always")
+def randint(rs, n):
+    """A uniform integer in ``[0, n)`` from the generator state ``rs``."""
+    return np.int64(_next(rs) % np.uint64(n))
+
+
+@njit(cache=True, inline="always")
+def uniform(rs):
+    """A uniform float in ``[0, 1)`` from the generator state ``rs``."""
+    return _next(rs) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def deal_hidden(s, b, world, scratch):
+    """One world into game ``b`` of state ``s``: ``world.pool`` shuffled into the hands of the
+    seats in ``world.order`` (``world.sizes`` tiles each, avoiding their ``forbid`` tiles except
+    for one kept tile with probability ``world.keep``) and then the boneyard (its last ``bone_n``
+    positions). When a seat runs out of allowed tiles the deal starts again with a new shuffle;
+    after ``DEAL_TRIES`` tries the last one stands with the constraints relaxed where they fail."""
+    pool, forbid, rs, perm, taken = world.pool, world.forbid, scratch.rs, scratch.perm, scratch.taken
+    m = pool.shape[0]
+    t_count = s.hand.shape[2]
+    for attempt in range(DEAL_TRIES):
+        for i in range(m):
+            perm[i] = pool[i]
+            taken[i] = 0
+        for i in range(m - 1, 0, -1):
+            j = randint(rs, i + 1)
+            tmp = perm[i]
+            perm[i] = perm[j]
+            perm[j] = tmp
+        relaxed = False
+        for idx in range(world.order.shape[0]):
+            p = world.order[idx]
+            for t in range(t_count):
+                s.hand[b, p, t] = 0
+            need = world.sizes[p]
+            if world.keep > 0.0 and uniform(rs) < world.keep:
+                for i in range(m):
+                    if not taken[i] and forbid[p, perm[i]]:
+                        taken[i] = 1
+                        s.hand[b, p, perm[i]] = 1
+                        need -= 1
+                        break
+            for i in range(m):
+                if need == 0:
+                    break
+                if not taken[i] and not forbid[p, perm[i]]:
+                    taken[i] = 1
+                    s.hand[b, p, perm[i]] = 1
+                    need -= 1
+            for i in range(m):  # the constraints do not all hold in this deal: relax them for this seat
+                if need == 0:
+                    break
+                if not taken[i]:
+                    relaxed = True
+                    taken[i] = 1
+                    s.hand[b, p, perm[i]] = 1
+                    need -= 1
+        if not relaxed:
+            break
+    pos = t_count - world.bone_n
+    for i in range(m):
+        if not taken[i]:
+            s.bone[b, pos] = perm[i]
+            pos += 1
+
+
+def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEncoder, state: State,
+                     infer: bool = True, keep: float = 0.0) -> World:
+    """Write the public state of ``obs`` into game 0 of ``state`` (the observer is seat 0, then
+    clockwise; the hidden hands empty) and return the sampler's inputs. ``infer`` False ignores the
+    opponents' failures to match (no tile forbidden, ``keep`` 0)."""
+    sl, config = encoder.slices, encoder.config
+    n, t, k = config.num_players, config.num_tiles, config.max_pip + 1
+    hand = obs[sl["hand"]] > 0
+    layout = obs[sl["layout"]] > 0
+    state.hand[0] = 0
+    state.hand[0, 0] = hand
+    sizes = np.rint(obs[sl["hand_sizes"]]).astype(np.int64)
+    state.count[0] = sizes
+    bone_n = int(round(float(obs[sl["boneyard"]][0])))
+    state.bone_pos[0] = t - bone_n
+    state.played[0] = layout
+    state.ends[0] = np.rint(obs[sl["open_ends"]]).astype(np.int64)
+    pend = int(round(float(obs[sl["pending_count"]][0])))
+    state.pend[0] = pend
+    state.pend_val[0] = int(np.argmax(obs[sl["pending_value"]])) if pend else 0
+    state.pend_role[0] = int(Role.ARM) if obs[sl["pending_kind"]][0] > 0 else int(Role.TOE)
+    state.cur[0] = 0
+    drawn = obs[sl["drawn"]]
+    state.drawn[0] = int(np.argmax(drawn)) if drawn.any() else -1
+    unmatched = obs[sl["unmatched"]].reshape(n - 1, k) > 0
+    bits = (unmatched * (1 << np.arange(k))).sum(axis=1)
+    state.unmatched[0, 0] = 0
+    state.unmatched[0, 1:] = bits
+    state.legal[0] = mask != 0
+    pool = np.flatnonzero(~hand & ~layout).astype(np.int64)
+    if pool.size != sizes[1:].sum() + bone_n:
+        raise ValueError(f"the observation's hidden tiles ({pool.size}) do not match the opponents' hands and the "
+                         f"boneyard ({sizes[1:].sum()} + {bone_n}): is it an observation of {config}?")
+    forbid = np.zeros((n, t), np.uint8)
+    if infer:
+        table = action_table(config.max_pip)
+        tile_lo, tile_hi = np.asarray(table.tile_low), np.asarray(table.tile_high)
+        for i in range(1, n):
+            values = np.flatnonzero(unmatched[i - 1])
+            if values.size:
+                forbid[i] = np.isin(tile_lo, values) | np.isin(tile_hi, values)
+    constrained = forbid[:, pool].sum(axis=1)
+    order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
+    return World(pool, sizes, bone_n, forbid, order, float(keep) if infer else 0.0)
+
+
+class SampledWorlds(NamedTuple):
+    """What :func:`sample_worlds` dealt, seats observer-relative (0 = the observer)."""
+
+    hands: np.ndarray  #: (N, n, T) bool: row 0 the observer's own hand in every world
+    boneyards: np.ndarray  #: (N, bone_n) int64 tile indices, the next draw first
+    world: World  #: the sampler's inputs (the hidden pool, the forbidden tiles, ...)
+
+
+def sample_worlds(observation: dict, n: int, rng: np.random.Generator, encoder: ObservationEncoder,
+                  infer: bool = True, keep: float = 0.0) -> SampledWorlds:
+    """``n`` worlds consistent with ``observation`` (an observation dict of ``encoder``'s rules),
+    dealt as the search agents deal them, from ``rng``."""
+    from cf_env.vector import make_consts, new_state
+
+    config = encoder.config
+    state = new_state(make_consts(config), 1)
+    obs = np.asarray(observation["observation"], dtype=np.float32)
+    world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer, keep)
+    scratch = new_scratch(config.num_players, config.num_tiles)
+    scratch.rs[0] = np.uint64(rng.integers(1, 2**63))
+    work = new_state(make_consts(config), 1)
+    hands = np.zeros((n, config.num_players, config.num_tiles), bool)
+    boneyards = np.zeros((n, world.bone_n), np.int64)
+    for i in range(n):
+        copy_game(state, 0, work, 0)
+        deal_hidden(work, 0, world, scratch)
+        hands[i] = work.hand[0] > 0
+        boneyards[i] = work.bone[0, config.num_tiles - world.bone_n:]
+    return SampledWorlds(hands, boneyards, world)

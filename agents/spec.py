@@ -1,0 +1,95 @@
+"""The one grammar of agent specs and device strings.
+
+An agent spec is a string a user types (``chickenfoot eval heuristic search:ms=20 zoo:strong-4p``) or
+writes in a config. :func:`parse_spec` reads it into an :class:`AgentSpec` ``(kind, argument,
+params)``, and every place that needs to know what a spec names asks it: :func:`agents.load`, the
+trainers' config validation, the expert trainer's teacher check and the search's rollout setting.
+
+=============================  ============  ==================  =============================
+spec                           kind          argument            params
+=============================  ============  ==================  =============================
+``random`` / ``greedy`` /      baseline      the name            {}
+``heuristic``
+``search[:name=value...]``     search        ``""``              the pairs, as typed (strings)
+``sb3:PATH.zip``               sb3           the file            {}
+``sb3+trust:PATH.zip``         sb3           the file            ``{"trust": "1"}``
+``zoo:NAME``                   checkpoint    ``zoo:NAME``        {}
+anything else                  checkpoint    the path            {}
+=============================  ============  ==================  =============================
+
+The search parameters' names and values are checked by :func:`agents.search.parse_search_spec`
+(its :class:`~agents.search.SearchSpecError` is an :class:`AgentSpecError`); whether a checkpoint
+file exists is checked when it is loaded. This module imports neither torch nor numba.
+
+A device string is ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (:func:`check_device`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from cf_env import ChickenFootError
+
+__all__ = ["AgentSpec", "AgentSpecError", "BASELINE_NAMES", "DEVICES", "DeviceError", "check_device", "parse_spec"]
+
+BASELINE_NAMES = ("random", "greedy", "heuristic")
+DEVICES = ("auto", "cpu", "cuda")  #: and ``cuda:N``
+
+
+class AgentSpecError(ChickenFootError, ValueError):
+    """An agent spec names nothing that can be loaded."""
+
+
+class DeviceError(ChickenFootError, ValueError):
+    """The device asked for is unknown or not on this machine."""
+
+
+class AgentSpec(NamedTuple):
+    """A parsed agent spec (see the module docstring)."""
+
+    kind: str  #: ``baseline``, ``search``, ``sb3`` or ``checkpoint``
+    argument: str  #: the baseline's name, the checkpoint's path or ``zoo:NAME``, the sb3 file; ``""`` for search
+    params: dict[str, str]  #: search: ``name=value`` pairs as typed; sb3: ``{"trust": "1"}`` for ``sb3+trust:``
+
+
+def parse_spec(spec: object) -> AgentSpec:
+    """What ``spec`` names (see the module docstring); :class:`AgentSpecError` for a spec that
+    cannot name anything (not a string, empty, ``search:`` followed by no ``name=value``)."""
+    if not isinstance(spec, str):
+        raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
+    if not spec:
+        raise AgentSpecError(f"an agent spec is empty; use one of {list(BASELINE_NAMES)}, search[:name=value...], "
+                             f"a checkpoint path or zoo:NAME")
+    if spec in BASELINE_NAMES:
+        return AgentSpec("baseline", spec, {})
+    head, _, rest = spec.partition(":")
+    if head == "search":
+        return AgentSpec("search", "", _pairs(spec, rest) if rest or spec.endswith(":") else {})
+    if head in ("sb3", "sb3+trust"):
+        return AgentSpec("sb3", rest, {"trust": "1"} if head == "sb3+trust" else {})
+    return AgentSpec("checkpoint", spec, {})
+
+
+def _pairs(spec: str, rest: str) -> dict[str, str]:
+    """``name=value`` pairs separated by colons; a part without ``=`` continues the value before
+    it (a value such as ``zoo:strong-4p`` holds a colon)."""
+    from agents.search.spec import SearchSpecError  # raised here so that callers see the search's own error
+
+    pairs: list[list[str]] = []
+    for part in rest.split(":"):
+        if "=" in part:
+            pairs.append(part.split("=", 1))
+        elif pairs:
+            pairs[-1][1] += ":" + part
+        else:
+            raise SearchSpecError(f"{spec!r}: expected name=value after 'search:', got {part!r}")
+    return {key: value for key, value in pairs}
+
+
+def check_device(device: object) -> str:
+    """``device`` when it is ``cpu``, ``cuda``, ``cuda:N`` or ``auto``; else :class:`DeviceError`
+    saying what is allowed (whether a GPU is there is :func:`agents.torch_policy.resolve_device`'s
+    question)."""
+    if isinstance(device, str) and (device in DEVICES or (device.startswith("cuda:") and device[5:].isdigit())):
+        return device
+    raise DeviceError(f"unknown device {device!r}; use auto, cpu, cuda or cuda:N")
