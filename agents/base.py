@@ -11,9 +11,14 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from cf_env import RulesConfig
+from cf_env import ChickenFootError, RulesConfig
 
-__all__ = ["Agent", "act_batch", "legal_actions"]
+__all__ = ["Agent", "NotToMoveError", "act_batch", "legal_actions"]
+
+
+class NotToMoveError(ChickenFootError, ValueError):
+    """An agent was asked to act on an observation whose action mask is all zeros (the env gives
+    such masks to every seat but the one to move)."""
 
 
 @runtime_checkable
@@ -32,7 +37,7 @@ def legal_actions(observation: dict) -> np.ndarray:
     """Sorted legal action ids of an observation dict; a clear error when there are none."""
     legal = np.flatnonzero(observation["action_mask"])
     if legal.size == 0:
-        raise ValueError("the observation's action mask is all zeros: this agent is not to move")
+        raise NotToMoveError("the observation's action mask is all zeros: this agent is not to move")
     return legal
 
 

@@ -7,9 +7,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from cf_env import ObservationEncoder, RulesConfig, action_table
+from cf_env import ConfigError, ObservationEncoder, RulesConfig, action_table
 from cf_env.engine.scoring import tile_points
-from agents.base import legal_actions
+from agents.base import NotToMoveError, legal_actions
 
 __all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicTables", "RandomAgent", "score_plays"]
 
@@ -118,7 +118,7 @@ class HeuristicAgent(_TileAgent):
         super().__init__(config)
         unknown = set(weights or {}) - set(self.DEFAULT_WEIGHTS)
         if unknown:
-            raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {sorted(self.DEFAULT_WEIGHTS)}")
+            raise ConfigError(f"unknown heuristic weights {sorted(unknown)}; known: {sorted(self.DEFAULT_WEIGHTS)}")
         self.w = {**self.DEFAULT_WEIGHTS, **(weights or {})}
         sl = self.encoder.slices
         offsets = np.array([sl["hand"].start, sl["unmatched"].start, sl["open_ends"].start, sl["pending_count"].start,
@@ -154,7 +154,7 @@ class HeuristicAgent(_TileAgent):
         obs = np.ascontiguousarray(observations, dtype=np.float32)
         legal = np.ascontiguousarray(masks) != 0
         if not legal.any(axis=1).all():
-            raise ValueError("an action mask in the batch is all zeros: this agent is not to move")
+            raise NotToMoveError("an action mask in the batch is all zeros: this agent is not to move")
         out = np.empty(len(obs), dtype=np.int64)
         _act_rows(obs, legal, self.draw, out, self._tables)
         return out

@@ -99,6 +99,7 @@ from cf_env.engine import (
     RulesConfig,
     action_to_string,
 )
+from cf_env.engine.errors import ResetNeededError
 from cf_env.engine.scoring import REWARD_MODES, round_reward, win_reward, win_share
 from cf_env.observation import ObservationEncoder
 from cf_env.render import render_ansi, render_rgb
@@ -107,10 +108,6 @@ __all__ = ["REWARD_MODES", "RESET_OPTIONS", "AgentNameError", "ResetNeededError"
 
 ILLEGAL_MODES = ("terminate", "raise")
 RESET_OPTIONS = ("deals",)
-
-
-class ResetNeededError(ChickenFootError, RuntimeError):
-    """The environment was used before ``reset()``."""
 
 
 class AgentNameError(ChickenFootError, ValueError):

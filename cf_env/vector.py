@@ -42,7 +42,7 @@ except ImportError:  # pragma: no cover - numba is a core dependency; keep a rea
     numba = None
 
 from cf_env.engine import IllegalActionError, Role, RulesConfig, action_table, scoring, tile_index, validate_deals
-from cf_env.engine.errors import ConfigError
+from cf_env.engine.errors import ConfigError, ResetNeededError
 from cf_env.engine.game import TOES_PER_DOUBLE
 from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
@@ -593,7 +593,7 @@ class VectorGame:
         """One decision per game. Returns ``(obs, mask, seat, rewards, done)``; the arrays are
         reused by the next call (copy what you keep)."""
         if not self._ready:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeededError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(f"actions must be {self.num_games} integer action ids, got {actions.dtype} {actions.shape}")

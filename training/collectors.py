@@ -103,7 +103,7 @@ class VectorCollector:
                 if len(seats) < self.rules.num_players:  # a game against the pool: record how it went
                     s_ = int(seats[0])
                     wins = vg.final_winners[b]
-                    self.episode_wins.append((1.0 / wins.sum()) if wins[s_] else 0.0)
+                    self.episode_wins.append(win_share(bool(wins[s_]), int(wins.sum())))
                     self.episode_points.append(int(vg.final_totals[b, s_]))
                 self._seat_lineup(b)
                 learner_seat[b] = self.seat_code[b] == 0
@@ -166,7 +166,7 @@ class AecCollector:
                     self._buffer.terminate(np.array([i]), np.array([seat]))
         if any(who is not LEARNER for who in self.seats[i]):
             seat = next(s for s, who in enumerate(self.seats[i]) if who is LEARNER)
-            self.episode_wins.append((1.0 / len(game.winners)) if seat in game.winners else 0.0)
+            self.episode_wins.append(win_share(seat in game.winners, len(game.winners)))
             self.episode_points.append(game.totals[seat])
         self._new_game(i)
 

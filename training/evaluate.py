@@ -22,6 +22,7 @@ import numpy as np
 
 from agents import Agent, load
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
+from cf_env.engine.scoring import win_share
 
 __all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "warm_up",
            "wilson_interval", "win_rates"]
@@ -297,9 +298,8 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         for rot, (seat_specs, winners, totals, clock, game) in enumerate(games):
             if saver is not None:
                 saver.add(d, rot, seat_specs, winners, totals, game)
-            share = 1.0 / len(winners)
             for seat, spec in enumerate(seat_specs):
-                wins[spec].append(share if seat in winners else 0.0)
+                wins[spec].append(win_share(seat in winners, len(winners)))
                 points[spec].append(totals[seat])
                 clocks[spec] += clock[seat]
             # every seat is a one-player team holding its spec's rating; a spec's new rating is

@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from cf_env import ObservationEncoder, action_table
+from cf_env import ConfigError, ObservationEncoder, action_table
 from cf_env.engine import Role
 from cf_env.vector import State, copy_game
 
@@ -175,7 +175,7 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     state.legal[0] = mask != 0
     pool = np.flatnonzero(~hand & ~layout).astype(np.int64)
     if pool.size != sizes[1:].sum() + bone_n:
-        raise ValueError(f"the observation's hidden tiles ({pool.size}) do not match the opponents' hands and the "
+        raise ConfigError(f"the observation's hidden tiles ({pool.size}) do not match the opponents' hands and the "
                          f"boneyard ({sizes[1:].sum()} + {bone_n}): is it an observation of {config}?")
     forbid = np.zeros((n, t), np.uint8)
     if infer:

@@ -34,3 +34,7 @@ class GameOverError(ChickenFootError, RuntimeError):
 
 class RecordError(ChickenFootError, ValueError):
     """A game record is malformed or does not replay."""
+
+
+class ResetNeededError(ChickenFootError, RuntimeError):
+    """An environment or a batched game was used before ``reset()``."""

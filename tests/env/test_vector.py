@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from cf_env import Game, IllegalActionError, RulesConfig, raw_env
+from cf_env import Game, IllegalActionError, ResetNeededError, RulesConfig, raw_env
 from cf_env.vector import VectorGame, random_legal_actions
 
 CONFIGS = [
@@ -97,6 +97,8 @@ def test_auto_reset_and_seeding_are_deterministic():
 
 def test_illegal_actions_are_rejected_and_change_nothing():
     vg = VectorGame(RulesConfig(), num_games=4, seed=0)
+    with pytest.raises(ResetNeededError, match="reset"):
+        vg.step(np.zeros(4, dtype=np.int64))
     obs, mask, seat = vg.reset()
     before = (vg.hand.copy(), obs.copy())
     bad = random_legal_actions(mask, np.random.default_rng(0))
