@@ -17,19 +17,22 @@ import time
 
 
 def run(games: int, teacher: str, players: int, seed: int) -> dict[str, float]:
+    import torch
+
     from agents import zoo_path
     from agents.checkpoint import load_checkpoint
     from cf_env import RulesConfig
-    from training import expert
+    from training.expert import collect_games, collector_state
+    from training.workers import WorkerPool
 
+    torch.set_num_threads(1)  # one worker's share of the machine, as in a collection with workers
     config = RulesConfig(num_players=players)
     weights = load_checkpoint(zoo_path(f"strong-{players}p"))["model"]
-    expert._init_worker(config.to_dict(), teacher, ["heuristic"], [256, 256], 1)
-    start = time.perf_counter()
-    out = expert._collect_games(weights, list(range(seed, seed + games)),
-                                {"self_play_prob": 0.5, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99})
-    seconds = time.perf_counter() - start
-    expert._WORKER.clear()
+    with WorkerPool(1, collector_state, (config.to_dict(), teacher, ["heuristic"], [256, 256])):
+        start = time.perf_counter()
+        out = collect_games(weights, list(range(seed, seed + games)),
+                            {"self_play_prob": 0.5, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99})
+        seconds = time.perf_counter() - start
     return {"teacher_decisions_per_second": out["teacher_decisions"] / seconds,
             "ms_per_teacher_decision": 1000 * out["teacher_seconds"] / max(out["teacher_decisions"], 1),
             "samples_per_game": out["teacher_decisions"] / games, "seconds": seconds}

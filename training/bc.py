@@ -6,7 +6,7 @@ returns, over ``cfg.bc_games`` whole games the heuristic plays against itself.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import torch
@@ -40,7 +40,10 @@ def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules:
     env_steps = 0
     teacher = load("heuristic", rules)
     env = raw_env(**rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
-    obs_l, mask_l, act_l, ret_l = [], [], [], []
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    ret_l: list[float] = []
     for _ in tqdm(range(cfg.bc_games), desc="bc data", unit="game", disable=not progress, leave=False):
         env.reset(seed=int(rng.integers(2**63)))
         game = env.game

@@ -17,12 +17,13 @@ warm start is done); ``collect()`` runs one rollout and returns ``(learner decis
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from agents import Agent, act_batch
 from cf_env import RulesConfig, raw_env
+from cf_env.engine.scoring import win_share
 from cf_env.vector import VectorGame
 from training.pool import LEARNER, OpponentPool
 from training.trajectories import Trajectories

@@ -142,9 +142,9 @@ def check_agent_specs(specs: list[str]) -> list[str]:
     :func:`agents.spec.parse_spec`); a search spec's parameters by the search's own parser, whose
     message names the bad one."""
     from agents.search import SearchSpecError, parse_search_spec
-    from agents.spec import BASELINE_NAMES, AgentSpecError, parse_spec
+    from agents.spec import BASELINE_NAMES, AgentSpec, AgentSpecError, parse_spec
 
-    parsed = []
+    parsed: list[AgentSpec | None] = []
     for spec in specs:
         try:
             parsed.append(parse_spec(spec))
@@ -171,7 +171,8 @@ class NetworkTrainerConfig(RunConfig):
             network sizes) instead of random ones; behaviour cloning is then skipped.
         bc_games: games of the heuristic agent to imitate first (0 = none); bc_epochs.
     Learning
-        gamma (discount of the value targets), vf_coef (value-loss weight), max_grad_norm.
+        learning_rate (Adam's), gamma (discount of the value targets), vf_coef (value-loss weight),
+        max_grad_norm.
     Evaluation
         eval_deal_sets: duplicate deal sets per opponent, 1 vs the rest (0 = none).
     Machine
@@ -179,6 +180,7 @@ class NetworkTrainerConfig(RunConfig):
     """
 
     torch_threads: PositiveInt = 2
+    learning_rate: PositiveFloat = 3e-4
     init_checkpoint: str = ""
     bc_games: NonNegativeInt = 0
     bc_epochs: PositiveInt = 4
@@ -216,7 +218,6 @@ class PPOConfig(NetworkTrainerConfig):
     pool_baselines: list[str] = Field(default_factory=lambda: ["greedy", "heuristic", "random"])
     snapshot_every: PositiveInt = 20
     pool_size: PositiveInt = 6
-    learning_rate: PositiveFloat = 3e-4
     anneal_lr: bool = True
     gae_lambda: Probability = 0.95
     update_epochs: PositiveInt = 4
@@ -234,7 +235,7 @@ class PPOConfig(NetworkTrainerConfig):
         return check_agent_specs(specs)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "PPOConfig":
+    def _consistent(self) -> PPOConfig:
         if self.num_minibatches > self.batch_size:
             raise ValueError(f"num_minibatches ({self.num_minibatches}) exceeds num_envs x rollout_steps "
                              f"({self.batch_size}): every minibatch needs at least one decision")

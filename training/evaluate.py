@@ -14,15 +14,16 @@ import csv
 import json
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from agents import Agent, load
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
+from training.workers import WorkerPool, worker_state
 
 __all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "warm_up",
            "wilson_interval", "win_rates"]
@@ -154,9 +155,6 @@ class EvalReport:
         plt.close(fig)
 
 
-_WORKER: dict = {}  # per worker process: the agents, the env and the run's settings
-
-
 def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
     """One untimed decision per agent, so that compiling (numba) or loading is not counted in the
     time per decision."""
@@ -170,18 +168,24 @@ def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
         agent.act(observation, np.random.default_rng(0))
 
 
-def _init_worker(specs: list[str], config_dict: dict, seed: int, records: bool = False) -> None:
+def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bool = False,
+                     built: dict[str, Agent] | None = None) -> dict:
+    """An evaluating worker's state (:class:`training.run.WorkerPool`'s initializer): the agents
+    (``built`` ones as given, the other specs loaded), warmed up, an env and the run's settings."""
     config = RulesConfig.from_dict(config_dict)
-    built = {s: load(s, config) for s in dict.fromkeys(specs)}
+    built = dict(built or {})
+    for spec in dict.fromkeys(specs):
+        if spec not in built:
+            built[spec] = load(spec, config)
     warm_up(built, config)
-    _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed, records=records)
+    return {"built": built, "env": raw_env(**config.to_dict()), "specs": specs, "seed": seed, "records": records}
 
 
 def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray, dict | None]]:
     """Every seat rotation of deal set ``d``: (seat specs, winners, totals, clock, the game's record
     when records are kept) per game."""
-    specs, built, env, seed = _WORKER["specs"], _WORKER["built"], _WORKER["env"], _WORKER["seed"]
-    keep = _WORKER.get("records", False)
+    state = worker_state()
+    specs, built, env, seed, keep = state["specs"], state["built"], state["env"], state["seed"], state["records"]
     n = len(specs)
     out = []
     for rot in range(n):
@@ -305,7 +309,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             # every seat is a one-player team holding its spec's rating; a spec's new rating is
             # the mean of its seats' updates
             teams = [[ratings[s]] for s in seat_specs]
-            new = model.rate(teams, ranks=_ranks(winners, totals))
+            new = model.rate(teams, ranks=[float(r) for r in _ranks(winners, totals)])
             for spec in distinct:
                 mine = [new[i][0] for i, s in enumerate(seat_specs) if s == spec]
                 ratings[spec] = model.rating(mu=float(np.mean([r.mu for r in mine])),
@@ -314,28 +318,13 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         if progress:
             bar.set_postfix({s[-12:]: f"{np.mean(wins[s]):.3f}" for s in distinct})
 
-    if workers == 1:
-        built: dict[str, Agent] = dict(agents_by_spec or {})
-        for item, spec in zip(lineup, specs):
-            if spec not in built:
-                built[spec] = item if not isinstance(item, str) else load(item, config)
-        warm_up(built, config)
-        _WORKER.update(built=built, env=raw_env(**config.to_dict()), specs=specs, seed=seed,
-                       records=saver is not None)
-        try:
-            for d, deals in enumerate(all_deals):
-                record(_play_deal_set(d, deals), d)
-        finally:
-            _WORKER.clear()
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        context = multiprocessing.get_context("spawn")  # numba and torch threads do not survive a fork
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                 initargs=(specs, config.to_dict(), seed, saver is not None)) as pool:
-            for d, games in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
-                record(games, d)  # in deal-set order: the ratings do not depend on the workers
+    given: dict[str, Agent] = dict(agents_by_spec or {})
+    for item, spec in zip(lineup, specs):
+        if not isinstance(item, str):
+            given.setdefault(spec, item)
+    with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given)) as pool:
+        for d, games in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
+            record(games, d)  # in deal-set order: the ratings do not depend on the workers
     bar.close()
     if saver is not None:
         saver.close()

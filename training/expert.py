@@ -24,9 +24,8 @@ Usage: ``chickenfoot expert --config configs/expert-4p.yaml``.
 
 from __future__ import annotations
 
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +35,21 @@ from pydantic import Field, field_validator
 from torch import nn
 
 from agents import load
-from agents.checkpoint import CheckpointError, atomic_write, load_checkpoint, model_payload, save_checkpoint
-from agents.torch_policy import ActorCritic, TorchAgent, observation_scale, resolve_device
+from agents.checkpoint import atomic_write
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
-from training.bc import behaviour_clone, discount_per_seat
-from training.config import (NetworkTrainerConfig, NonNegativeFloat, PositiveFloat, PositiveInt, Probability,
-                             check_agent_specs)
+from training.bc import discount_per_seat
+from training.config import (
+    NetworkTrainerConfig,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    Probability,
+    check_agent_specs,
+)
 from training.evaluate import warm_up, win_rates
-from training.ppo import claim_run_dir, jsonable, load_weights
+from training.run import StopSignals, TrainingRun
+from training.workers import WorkerPool, worker_state
 
 __all__ = ["ExpertConfig", "ExpertTrainer", "expert_iteration"]
 
@@ -102,33 +108,37 @@ class ExpertConfig(NetworkTrainerConfig):
 
 # ------------------------------------------------------------------------------ collection (workers)
 
-_WORKER: dict[str, Any] = {}
-
-
-def _init_worker(config_dict: dict, teacher: str, opponents: list[str], hidden: list[int], threads: int) -> None:
-    torch.set_num_threads(threads)
+def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidden: list[int]) -> dict[str, Any]:
+    """A collecting worker's state (:class:`training.run.WorkerPool`'s initializer): the rules, the
+    teacher, the opponents, a student network to load weights into, an env."""
     config = RulesConfig.from_dict(config_dict)
     enc = ObservationEncoder(config)
     model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config))
     built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
     warm_up(built, config)  # compile the search kernels before the clock runs
-    _WORKER.update(config=config, teacher=built[teacher], model=model, opponents=built, opponent_specs=opponents,
-                   env=raw_env(**config.to_dict()))
+    return {"config": config, "teacher": built[teacher], "model": model, "opponents": built,
+            "opponent_specs": opponents, "env": raw_env(**config.to_dict())}
 
 
-def _collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
-    """Play one game per seed; returns the samples (student decisions with a choice) and counts."""
-    config, teacher, model, env = _WORKER["config"], _WORKER["teacher"], _WORKER["model"], _WORKER["env"]
+def collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
+    """Play one game per seed in this worker (:func:`collector_state`); returns the samples
+    (student decisions with a choice) and counts."""
+    state = worker_state()
+    config, teacher, model, env = state["config"], state["teacher"], state["model"], state["env"]
     model.load_state_dict(weights)
     student = TorchAgent(model, config, name="student")
     n = config.num_players
-    obs_l, mask_l, target_l, ret_l, agree_l = [], [], [], [], []
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    target_l: list[np.ndarray] = []
+    ret_l: list[float] = []
+    agree_l: list[bool] = []
     teacher_decisions, teacher_seconds, decisions = 0, 0.0, 0
     for seed in seeds:
         rng = np.random.default_rng(seed)
+        specs = state["opponent_specs"]
         seats: list[Any] = [student] + [student if rng.random() < cfg["self_play_prob"]
-                                        else _WORKER["opponents"][_WORKER["opponent_specs"][
-                                            int(rng.integers(len(_WORKER["opponent_specs"])))]]
+                                        else state["opponents"][specs[int(rng.integers(len(specs)))]]
                                         for _ in range(n - 1)]
         env.reset(seed=int(rng.integers(2**63)))
         game = env.game
@@ -179,69 +189,52 @@ def _collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]
 
 # ------------------------------------------------------------------------------ the trainer
 
-class ExpertTrainer:
+class ExpertTrainer(TrainingRun):
+    """Expert iteration (see the module docstring). The run's life (folder, seeding, network,
+    checkpoints, resume, warm start, stop signals) is :class:`training.run.TrainingRun`'s; this
+    class adds the samples (kept in ``samples.npz`` beside the checkpoint), the collection in a
+    :class:`~training.run.WorkerPool`, the fit to the teacher's targets (:meth:`learn`) and the
+    loop (:meth:`run`)."""
+
+    trainer = "expert"
+
     def __init__(self, cfg: ExpertConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
-        self.cfg = cfg
-        self.progress = progress
-        self.rules = cfg.rules_config
-        self.run_dir = cfg.run_dir
-        self.ckpt_path = self.run_dir / "checkpoint.pt"
+        super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
+        self.cfg: ExpertConfig = cfg
         self.samples_path = self.run_dir / "samples.npz"
-        claim_run_dir(self.run_dir, resume, overwrite)
-        self.device = resolve_device(cfg.device)
-        self.rng = np.random.default_rng(cfg.seed)
-        torch.manual_seed(cfg.seed)
-        torch.set_num_threads(cfg.torch_threads)
-        self.torch_gen = torch.Generator().manual_seed(cfg.seed)
-        enc = ObservationEncoder(self.rules)
-        self.model = ActorCritic(enc.size, self.rules.num_actions, tuple(cfg.hidden),
-                                 obs_scale=observation_scale(self.rules))
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.iteration = 0
         self.games = 0
-        self.env_steps = 0
-        self.train_seconds = 0.0
-        self.last_eval: dict[str, float] = {}
+        self.history: list[dict[str, float]] = []  # every iteration's statistics, across resumes
         a = self.rules.num_actions
-        self.data = {"obs": np.zeros((0, enc.size), np.float32), "mask": np.zeros((0, a), bool),
+        self.data = {"obs": np.zeros((0, self.encoder.size), np.float32), "mask": np.zeros((0, a), bool),
                      "target": np.zeros((0, a), np.float32), "ret": np.zeros(0, np.float32)}
         if resume:
-            self._resume()
+            self.resume()
 
-    def _payload(self, with_optimizer: bool) -> dict[str, Any]:
-        payload = model_payload(self.model, self.rules, self.env_steps, self.cfg.to_dict())
-        if with_optimizer:
-            payload["optimizer"] = self.optimizer.state_dict()
-            payload["trainer_state"] = {"iteration": self.iteration, "games": self.games, "env_steps": self.env_steps,
-                                        "train_seconds": self.train_seconds, "last_eval": self.last_eval,
-                                        "numpy_rng": jsonable(self.rng.bit_generator.state),
-                                        "torch_rng": self.torch_gen.get_state()}
-        return payload
+    # -------------------------------------------------------------- the run's state
 
-    def save(self) -> Path:
-        atomic_write(self.samples_path, lambda f: np.savez(f, **self.data))
-        return save_checkpoint(self.ckpt_path, self._payload(with_optimizer=True))
+    @property
+    def train_step(self) -> int:
+        return self.env_steps
 
-    def _resume(self) -> None:
-        if not self.ckpt_path.exists():
-            raise CheckpointError(f"--resume: no checkpoint at {self.ckpt_path} to resume from")
-        data = load_checkpoint(self.ckpt_path)
-        if "trainer_state" not in data or "iteration" not in data["trainer_state"]:
-            raise CheckpointError(f"{self.ckpt_path} is not an expert-iteration checkpoint; it cannot be resumed here")
-        if data["rules"] != self.rules.to_dict() or data["model_kwargs"] != self.model.kwargs():
-            raise CheckpointError(f"--resume: {self.ckpt_path} was made with other rules or network sizes than this "
-                                  f"config; start a new run (another --run-name, or --overwrite)")
-        self.model.load_state_dict(data["model"])
-        self.optimizer.load_state_dict(data["optimizer"])
-        state = data["trainer_state"]
+    @property
+    def started(self) -> bool:
+        return self.iteration > 0
+
+    def trainer_state(self) -> dict[str, Any]:
+        return {"iteration": self.iteration, "games": self.games, "history": self.history}
+
+    def load_trainer_state(self, state: dict[str, Any]) -> None:
         self.iteration, self.games = int(state["iteration"]), int(state["games"])
-        self.env_steps, self.train_seconds = int(state["env_steps"]), float(state["train_seconds"])
-        self.last_eval = dict(state["last_eval"])
-        self.rng.bit_generator.state = state["numpy_rng"]
-        self.torch_gen.set_state(state["torch_rng"])
+        self.history = list(state.get("history", []))
         if self.samples_path.exists():
             with np.load(self.samples_path) as stored:
                 self.data = {k: stored[k] for k in self.data}
+
+    def save(self) -> Path:
+        """The samples, then the resumable checkpoint (both atomically)."""
+        atomic_write(self.samples_path, lambda f: np.savez(f, **self.data))  # type: ignore[arg-type]  # numpy's stub
+        return super().save()
 
     # -------------------------------------------------------------- learning
 
@@ -282,37 +275,22 @@ class ExpertTrainer:
     # -------------------------------------------------------------- the loop
 
     def run(self) -> dict[str, Any]:
-        from torch.utils.tensorboard import SummaryWriter
         from tqdm.auto import tqdm
 
         cfg = self.cfg
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        writer = SummaryWriter(str(self.run_dir))
-        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-            f"|{k}|{v}|" for k, v in cfg.to_dict().items()))
-        self.model.to(self.device)
-        if self.iteration == 0 and cfg.init_checkpoint:
-            load_weights(self.model, self.rules, cfg.init_checkpoint)
-        elif self.iteration == 0 and cfg.bc_games:
-            t0 = time.time()
-            behaviour_clone(self.model, self.optimizer, self.rules, cfg, self.rng, self.torch_gen, self.progress)
-            self.train_seconds += time.time() - t0
+        writer = self.open_writer()
+        self.warm_start()
         self.model.eval()
         collect_cfg = {"self_play_prob": cfg.self_play_prob, "beta": cfg.beta,
                        "target_temperature": cfg.target_temperature, "gamma": cfg.gamma}
         stop_reason = "iterations"
-        history: list[dict[str, float]] = []
         start_time = time.time() - self.train_seconds
-        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden), 1)
-        if cfg.workers == 1:  # in this process, as evaluate(workers=1) does
-            pool = None
-            _init_worker(*init_args)
-            torch.set_num_threads(cfg.torch_threads)
-        else:
-            context = multiprocessing.get_context("spawn")  # numba and torch threads do not survive a fork
-            pool = ProcessPoolExecutor(cfg.workers, mp_context=context, initializer=_init_worker, initargs=init_args)
-        try:
+        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden))
+        with StopSignals() as stop, WorkerPool(cfg.workers, collector_state, init_args) as pool:
             while self.iteration < cfg.iterations:
+                if stop.received:
+                    stop_reason = f"interrupted ({stop.received})"
+                    break
                 if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
                     stop_reason = "time_limit_minutes"
                     break
@@ -322,16 +300,10 @@ class ExpertTrainer:
                 chunks = [seeds[i:i + 2] for i in range(0, len(seeds), 2)]  # small tasks keep workers even
                 with tqdm(total=len(seeds), desc=f"iteration {self.iteration + 1} games", unit="game",
                           disable=not self.progress, leave=False) as bar:
-                    if pool is None:
-                        fresh = []
-                        for chunk in chunks:
-                            fresh.append(_collect_games(weights, chunk, collect_cfg))
-                            bar.update(len(chunk))
-                    else:
-                        futures = [pool.submit(_collect_games, weights, chunk, collect_cfg) for chunk in chunks]
-                        for future in as_completed(futures):
-                            bar.update(len(future.result()["games"]))
-                        fresh = [future.result() for future in futures]  # in submission order: reproducible
+                    futures = [pool.submit(collect_games, weights, chunk, collect_cfg) for chunk in chunks]
+                    for future in as_completed(futures):
+                        bar.update(len(future.result()["games"]))
+                    fresh = [future.result() for future in futures]  # in submission order: reproducible
                 collect_seconds = time.time() - t0
                 new = {k: np.concatenate([f[k] for f in fresh]) for k in self.data}
                 self.data = {k: np.concatenate([self.data[k], new[k]])[-cfg.max_samples:] for k in self.data}
@@ -352,25 +324,24 @@ class ExpertTrainer:
                 stats.update(self.last_eval)
                 for k, v in stats.items():
                     writer.add_scalar(f"expert/{k}", v, self.iteration)
-                history.append({"iteration": self.iteration, **stats})
+                self.history.append({"iteration": self.iteration, **stats})
                 self.save()
-                save_checkpoint(self.run_dir / "pool" / f"iteration_{self.iteration:03d}.pt",
-                                self._payload(with_optimizer=False))
+                self.save_weights(self.run_dir / "pool" / f"iteration_{self.iteration:03d}.pt")
                 if self.progress:
                     shown = {k: round(v, 3) for k, v in stats.items() if k in (
                         "agreement", "cross_entropy", "teacher_decisions_per_second", "samples") or k.startswith("win")}
                     tqdm.write(f"iteration {self.iteration}: {shown}")
-        finally:
-            if pool is not None:
-                pool.shutdown()
-            _WORKER.clear()
+            if stop.received:  # also when it came during the last iteration
+                stop_reason = f"interrupted ({stop.received})"
+                self.save()
         final = self.run_dir / "final.pt"
-        save_checkpoint(final, self._payload(with_optimizer=False))
+        if not stop.received:  # an interrupted run keeps its checkpoint and writes no final.pt
+            self.save_weights(final)
         writer.close()
-        return {"checkpoint": str(self.ckpt_path), "final": str(final), "iterations": self.iteration,
-                "games": self.games, "samples": int(len(self.data["ret"])), "env_steps": self.env_steps,
-                "train_seconds": self.train_seconds, "stop_reason": stop_reason, "eval": self.last_eval,
-                "history": history}
+        return {"checkpoint": str(self.ckpt_path), "final": None if stop.received else str(final),
+                "iterations": self.iteration, "games": self.games, "samples": int(len(self.data["ret"])),
+                "env_steps": self.env_steps, "train_seconds": self.train_seconds, "stop_reason": stop_reason,
+                "signal": stop.received, "eval": self.last_eval, "history": self.history}
 
 
 def expert_iteration(cfg: ExpertConfig, resume: bool = False, progress: bool = True,

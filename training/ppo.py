@@ -18,116 +18,62 @@ Usage: ``chickenfoot train --config configs/default.yaml [--resume]``.
 
 from __future__ import annotations
 
-import shutil
-import signal
-import sys
-import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents import zoo_path
-from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
-from agents.torch_policy import ActorCritic, TorchAgent, observation_scale, resolve_device
-from cf_env import ObservationEncoder, RulesConfig
-from training.bc import behaviour_clone
+from agents.torch_policy import TorchAgent
 from training.collectors import AecCollector, VectorCollector
-from training.config import PPOConfig, TrainConfigError
+from training.config import PPOConfig
 from training.evaluate import win_rates
 from training.pool import OpponentPool
+from training.run import RunExistsError, StopSignals, TrainingRun
 from training.trajectories import Trajectories
 
-__all__ = ["RunExistsError", "Trainer", "Trajectories", "claim_run_dir", "jsonable", "load_weights", "train"]
-
-# ------------------------------------------------------------------------------ the trainer
-
-class RunExistsError(TrainConfigError):
-    """The run folder already holds a run and neither resuming nor overwriting it was asked for."""
+__all__ = ["RunExistsError", "Trainer", "Trajectories", "train"]
 
 
-class Trainer:
+class Trainer(TrainingRun):
+    """Self-play PPO (see the module docstring). The run's life (folder, seeding, network,
+    checkpoints, resume, warm start, stop signals) is :class:`training.run.TrainingRun`'s; this
+    class adds the opponent pool, the collector of its backend, the transition buffer, the PPO
+    update (:meth:`learn`) and the loop (:meth:`run`)."""
+
+    trainer = "ppo"
+
     def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
-        self.cfg = cfg
-        self.progress = progress
-        self.rules: RulesConfig = cfg.rules_config
-        self.run_dir = cfg.run_dir
-        self.ckpt_path = self.run_dir / "checkpoint.pt"
-        claim_run_dir(self.run_dir, resume, overwrite)
-        # --- seeding: one numpy generator for games and opponents, torch seeded alongside
-        self.rng = np.random.default_rng(cfg.seed)
-        torch.manual_seed(cfg.seed)
-        torch.set_num_threads(cfg.torch_threads)
-        self.torch_gen = torch.Generator().manual_seed(cfg.seed)  # on the CPU: draws move to the device
-        # --- model and optimiser (on cfg.device; the games and the pool stay on the CPU)
-        self.device = resolve_device(cfg.device)
-        self.encoder = ObservationEncoder(self.rules)
-        self.model = ActorCritic(self.encoder.size, self.rules.num_actions, tuple(cfg.hidden),
-                                 obs_scale=observation_scale(self.rules)).to(self.device)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
+        self.cfg: PPOConfig = cfg
         self.global_step = 0  # learner decisions trained on
-        self.env_steps = 0  # every decision of every seat
         self.update = 0
-        self.train_seconds = 0.0
-        self.last_eval: dict[str, float] = {}
         # --- opponents, games and the learner's transitions
         self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
         if resume:
-            self._resume()
+            self.resume()
         backend = VectorCollector if cfg.backend == "vector" else AecCollector
         self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng)
         self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions)
 
-    # -------------------------------------------------------------- checkpoints
+    # -------------------------------------------------------------- the run's state
 
-    def _payload(self, with_optimizer: bool) -> dict[str, Any]:
-        payload = model_payload(self.model, self.rules, self.global_step, self.cfg.to_dict())
-        if with_optimizer:
-            payload["optimizer"] = self.optimizer.state_dict()
-            payload["trainer_state"] = {
-                "env_steps": self.env_steps, "update": self.update, "train_seconds": self.train_seconds,
-                "pool": self.pool.specs, "last_eval": self.last_eval,
-                "numpy_rng": jsonable(self.rng.bit_generator.state),
-                "torch_rng": self.torch_gen.get_state(), "torch_global_rng": torch.get_rng_state(),
-            }
-        return payload
+    @property
+    def train_step(self) -> int:
+        return self.global_step
 
-    def save(self) -> Path:
-        return save_checkpoint(self.ckpt_path, self._payload(with_optimizer=True))
+    @property
+    def started(self) -> bool:
+        return self.update > 0
 
-    def warm_start(self, spec: str) -> None:
-        """Load starting weights from a checkpoint path or ``zoo:NAME`` (not the optimizer: a new run)."""
-        load_weights(self.model, self.rules, spec)
+    def trainer_state(self) -> dict[str, Any]:
+        return {"update": self.update, "pool": self.pool.specs}
 
-    def _resume(self) -> None:
-        if not self.ckpt_path.exists():
-            raise CheckpointError(f"--resume: no checkpoint at {self.ckpt_path} to resume from")
-        data = load_checkpoint(self.ckpt_path)
-        if "trainer_state" not in data or "optimizer" not in data:
-            raise CheckpointError(f"{self.ckpt_path} holds weights only (no optimizer state); it cannot be resumed")
-        stored = {"rules": data["rules"], **{f"network {k}": v for k, v in data["model_kwargs"].items()}}
-        wanted = {"rules": self.rules.to_dict(), **{f"network {k}": v for k, v in self.model.kwargs().items()}}
-        differ = [f"{k}: checkpoint {stored.get(k)!r}, config {wanted.get(k)!r}"
-                  for k in dict.fromkeys([*stored, *wanted]) if stored.get(k) != wanted.get(k)]
-        if differ:
-            raise CheckpointError(f"--resume: {self.ckpt_path} does not fit this config ({'; '.join(differ)}); set "
-                                  f"the config's rules / hidden to the checkpoint's, or start a new run "
-                                  f"(another --run-name, or --overwrite)")
-        self.model.load_state_dict(data["model"])
-        self.optimizer.load_state_dict(data["optimizer"])
-        state = data["trainer_state"]
-        self.global_step = int(data["train_step"])
-        self.env_steps = int(state["env_steps"])
+    def load_trainer_state(self, state: dict[str, Any]) -> None:
+        self.global_step = int(state["train_step"])
         self.update = int(state["update"])
-        self.train_seconds = float(state["train_seconds"])
         self.pool.specs = list(state["pool"])
-        self.last_eval = dict(state["last_eval"])
-        self.rng.bit_generator.state = state["numpy_rng"]
-        self.torch_gen.set_state(state["torch_rng"])
-        torch.set_rng_state(state["torch_global_rng"])
 
     # -------------------------------------------------------------- acting
 
@@ -206,31 +152,19 @@ class Trainer:
 
     def snapshot(self) -> None:
         path = self.run_dir / "pool" / f"update_{self.update:06d}.pt"
-        save_checkpoint(path, self._payload(with_optimizer=False))
+        self.save_weights(path)
         if self.pool.add_snapshot(str(path)) is not None:
             self.collector.forget_unseated()
 
     # -------------------------------------------------------------- the loop
 
     def run(self) -> dict[str, Any]:
-        from torch.utils.tensorboard import SummaryWriter
         from tqdm.auto import tqdm
 
         cfg = self.cfg
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        writer = SummaryWriter(str(self.run_dir))
-        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-            f"|{k}|{v}|" for k, v in cfg.to_dict().items()))
-        if self.update == 0 and cfg.init_checkpoint:
-            self.warm_start(cfg.init_checkpoint)
-        elif self.update == 0 and cfg.bc_games:
-            t0 = time.time()
-            bc, bc_steps = behaviour_clone(self.model, self.optimizer, self.rules, cfg, self.rng, self.torch_gen,
-                                           self.progress)
-            self.env_steps += bc_steps
-            self.train_seconds += time.time() - t0
-            for k, v in bc.items():
-                writer.add_scalar(f"losses/{k}", v, 0)
+        writer = self.open_writer()
+        for k, v in self.warm_start().items():  # behaviour cloning's statistics, when it ran
+            writer.add_scalar(f"losses/{k}", v, 0)
         self.collector.start()
         # the bar counts learner steps, or training seconds when the time limit will stop the run first
         by_time = bool(cfg.time_limit_minutes)
@@ -246,9 +180,7 @@ class Trainer:
         steps_at_start, env_steps_at_start = self.global_step, self.env_steps
         run_start = time.time()
         stop_reason = "total_steps"
-        stop = _StopSignals()
-        stop.install()
-        try:
+        with StopSignals() as stop:
             while self.global_step < cfg.total_steps:
                 if stop.received:
                     stop_reason = f"interrupted ({stop.received})"
@@ -294,13 +226,11 @@ class Trainer:
                 for k, v in self.last_eval.items():
                     writer.add_scalar(f"eval/{k}", v, self.global_step)
             path = self.save()
-        finally:
-            stop.restore()
         if stop.received:  # also when it came during the final evaluation
             stop_reason = f"interrupted ({stop.received})"
         final = self.run_dir / "final.pt"
         if not stop.received:
-            save_checkpoint(final, self._payload(with_optimizer=False))
+            self.save_weights(final)
         writer.close()
         elapsed = max(time.time() - run_start, 1e-9)
         return {
@@ -310,73 +240,6 @@ class Trainer:
             "learner_steps_per_second": (self.global_step - steps_at_start) / elapsed,
             "stop_reason": stop_reason, "signal": stop.received, "eval": self.last_eval,
         }
-
-
-def jsonable(state: Any) -> Any:
-    """numpy's bit-generator state as plain Python values (torch's weights_only loader takes them)."""
-    if isinstance(state, dict):
-        return {k: jsonable(v) for k, v in state.items()}
-    if isinstance(state, np.integer):
-        return int(state)
-    return state
-
-
-def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
-    """Copy a checkpoint's weights (a path or ``zoo:NAME``: a run's ``init_checkpoint``) into
-    ``model``, on whatever device it is; the rules and network sizes must match."""
-    path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
-    data = load_checkpoint(path)
-    if data["rules"] != rules.to_dict():
-        raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
-                              f"the config says {rules.to_dict()}")
-    if data["model_kwargs"] != model.kwargs():
-        raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
-                              f"the config builds {model.kwargs()}; set hidden to match")
-    model.load_state_dict(data["model"])  # copies the CPU weights onto the model's device
-
-
-def claim_run_dir(run_dir: Path, resume: bool, overwrite: bool) -> None:
-    """A new run never lands in a folder that holds another: refuse, or clear it on ``overwrite``."""
-    if resume and overwrite:
-        raise TrainConfigError("--resume continues the run in the folder and --overwrite deletes it: choose one")
-    if resume or not run_dir.is_dir():
-        return
-    held = sorted(p.name for p in run_dir.iterdir())
-    if not held:
-        return
-    if not overwrite:
-        raise RunExistsError(
-            f"{run_dir} already holds a run ({', '.join(held[:4])}{', ...' if len(held) > 4 else ''}); pass --resume "
-            f"to continue it, --overwrite to delete it and start again, or choose another --run-name")
-    shutil.rmtree(run_dir)
-
-
-class _StopSignals:
-    """Ctrl-C (SIGINT) or SIGTERM asks the loop to stop after the current update and checkpoint;
-    a second one stops at once. Installed only in the main thread (signals reach no other)."""
-
-    def __init__(self) -> None:
-        self.received: str | None = None
-        self._previous: dict[int, Any] = {}
-
-    def install(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self._previous[sig] = signal.signal(sig, self._handle)
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.received:  # the second signal: give up on a clean stop
-            self.restore()
-            raise KeyboardInterrupt
-        self.received = signal.Signals(signum).name
-        print(f"\n{self.received}: stopping after this update and writing a checkpoint "
-              f"(send it again to stop at once)", file=sys.stderr, flush=True)
-
-    def restore(self) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        self._previous = {}
 
 
 def train(cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict[str, Any]:

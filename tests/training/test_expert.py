@@ -13,10 +13,11 @@ from click.testing import CliRunner
 
 from agents.checkpoint import load_checkpoint
 from agents.torch_policy import DeviceError, TorchAgent, resolve_device
+from chickenfoot.cli import main
 from training import expert as expert_module
-from training.cli import main
 from training.config import PPOConfig, TrainConfigError, load_config
 from training.expert import ExpertConfig, expert_iteration
+from training.workers import WorkerPool, worker_state
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "configs" / "expert-smoke.yaml"
@@ -49,22 +50,25 @@ def test_expert_iteration_runs_resumes_and_writes_a_playable_network(tmp_path):
 
 def test_teacher_targets_are_its_choices_or_a_softmax_over_legal_actions():
     cfg = load_config(SMOKE, ExpertConfig)
-    expert_module._init_worker(cfg.rules_config.to_dict(), cfg.teacher, cfg.opponents, cfg.hidden, 1)
-    weights = expert_module._WORKER["model"].state_dict()
-    hard = expert_module._collect_games(weights, [1, 2], {"self_play_prob": 1.0, "beta": 0.0,
-                                                          "target_temperature": 0.0, "gamma": 0.99})
+    pool = WorkerPool(1, expert_module.collector_state, (cfg.rules_config.to_dict(), cfg.teacher, cfg.opponents,
+                                                         cfg.hidden))
+    weights = pool.submit(lambda: worker_state()["model"].state_dict()).result()
+
+    def collect(seeds, settings):
+        return pool.submit(expert_module.collect_games, weights, seeds, settings).result()
+
+    hard = collect([1, 2], {"self_play_prob": 1.0, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99})
     assert len(hard["obs"]) == hard["teacher_decisions"] > 0
     assert np.all(hard["mask"].sum(1) > 1)  # only decisions with a choice
     assert np.allclose(hard["target"].sum(1), 1) and np.all(hard["target"].max(1) == 1)
     assert np.all(hard["mask"][np.arange(len(hard["target"])), hard["target"].argmax(1)])
-    soft = expert_module._collect_games(weights, [1, 2], {"self_play_prob": 1.0, "beta": 1.0,
-                                                          "target_temperature": 0.05, "gamma": 0.99})
+    soft = collect([1, 2], {"self_play_prob": 1.0, "beta": 1.0, "target_temperature": 0.05, "gamma": 0.99})
     assert np.allclose(soft["target"].sum(1), 1, atol=1e-5)
     assert np.all(soft["target"][~soft["mask"]] == 0)
     assert np.any(soft["target"].max(1) < 1)
     # returns: the seat's discounted relative points, finite and not all zero
     assert np.all(np.isfinite(hard["ret"])) and np.any(hard["ret"] != 0)
-    expert_module._WORKER.clear()
+    pool.close()
 
 
 @pytest.mark.parametrize("key, value, message", [

@@ -4,6 +4,8 @@ message and no traceback); never another exception type."""
 
 from __future__ import annotations
 
+import contextlib
+
 import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 
 import agents
 from cf_env import ChickenFootError, RulesConfig
-from training.cli import main
+from chickenfoot.cli import main
 from training.config import PPOConfig, TrainConfigError, load_config
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -38,10 +40,8 @@ def test_yaml_configs(tmp_path_factory, data):
 def test_raw_config_bytes(tmp_path_factory, raw):
     path = tmp_path_factory.mktemp("cfg") / "c.yaml"
     path.write_bytes(raw)
-    try:
+    with contextlib.suppress(TrainConfigError):  # a typed error or a config: nothing else
         load_config(path)
-    except TrainConfigError:
-        pass
 
 
 @FUZZ

@@ -17,7 +17,7 @@ import torch
 from click.testing import CliRunner
 
 from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from training.cli import main
+from chickenfoot.cli import main
 from training.config import PPOConfig, TrainConfigError, load_config
 from training.ppo import RunExistsError, Trainer
 
@@ -135,13 +135,10 @@ def test_checkpoint_writes_fsync_the_folder(tmp_path, monkeypatch):
     assert synced_dirs, "the folder was not fsynced after the rename"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_writes_a_checkpoint_and_prints_the_resume_command(tmp_path, sig):
-    cmd = [sys.executable, "-m", "training.cli", "train", "--config", str(SMOKE), "--runs-dir", str(tmp_path),
-           "--total-steps", "10000000", "--no-progress"]
+def _stop_with(sig, cmd, ckpt):
+    """Start ``cmd``, send ``sig`` once it wrote ``ckpt``; (exit status, stdout, stderr, the
+    checkpoint's train_step before the signal)."""
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    ckpt = tmp_path / "smoke" / "checkpoint.pt"
     deadline = time.time() + 240
     while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.2)
@@ -149,7 +146,17 @@ def test_a_signal_writes_a_checkpoint_and_prints_the_resume_command(tmp_path, si
     steps_before = load_checkpoint(ckpt)["train_step"]
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == (130 if sig == signal.SIGINT else 143), err[-2000:]
+    return proc.returncode, out, err, steps_before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_writes_a_checkpoint_and_prints_the_resume_command(tmp_path, sig):
+    cmd = [sys.executable, "-m", "chickenfoot.cli", "train", "--config", str(SMOKE), "--runs-dir", str(tmp_path),
+           "--total-steps", "10000000", "--no-progress"]
+    ckpt = tmp_path / "smoke" / "checkpoint.pt"
+    code, out, err, steps_before = _stop_with(sig, cmd, ckpt)
+    assert code == (130 if sig == signal.SIGINT else 143), err[-2000:]
     summary = json.loads(out)
     assert summary["stop_reason"] == f"interrupted ({sig.name})" and summary["final"] is None
     data = load_checkpoint(ckpt)
@@ -160,6 +167,34 @@ def test_a_signal_writes_a_checkpoint_and_prints_the_resume_command(tmp_path, si
     resumed = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), total_steps=summary["learner_steps"] + 256,
                                   eval_deal_sets=0), resume=True, progress=False).run()
     assert resumed["learner_steps"] > summary["learner_steps"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM])
+def test_a_signal_stops_expert_iteration_the_same_way(tmp_path, sig):
+    from training.expert import ExpertConfig, ExpertTrainer
+
+    config = ROOT / "configs" / "expert-smoke.yaml"
+    cmd = [sys.executable, "-m", "chickenfoot.cli", "expert", "--config", str(config), "--runs-dir", str(tmp_path),
+           "--iterations", "100000", "--no-progress"]
+    ckpt = tmp_path / "expert-smoke" / "checkpoint.pt"
+    code, out, err, steps_before = _stop_with(sig, cmd, ckpt)
+    assert code == 143, err[-2000:]
+    summary = json.loads(out)
+    assert summary["stop_reason"] == f"interrupted ({sig.name})" and summary["final"] is None
+    data = load_checkpoint(ckpt)
+    assert data["trainer_state"]["iteration"] == summary["iterations"] >= 1 and "optimizer" in data
+    assert data["train_step"] >= steps_before
+    assert f"chickenfoot expert --config {config} --resume --runs-dir {tmp_path} --iterations 100000" in err
+    # the printed command resumes it, and the summary's history holds the whole run
+    resumed = ExpertTrainer(load_config(config, ExpertConfig, runs_dir=str(tmp_path),
+                                        iterations=summary["iterations"] + 1, eval_deal_sets=0),
+                            resume=True, progress=False).run()
+    assert resumed["iterations"] == summary["iterations"] + 1
+    assert [h["iteration"] for h in resumed["history"]] == list(range(1, resumed["iterations"] + 1))
+    # and a PPO run cannot resume it
+    with pytest.raises(CheckpointError, match="written by the expert trainer"):
+        Trainer(load_config(SMOKE, runs_dir=str(tmp_path), run_name="expert-smoke"), resume=True, progress=False)
 
 
 # ---------------------------------------------------------------- the command line

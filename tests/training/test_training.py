@@ -13,7 +13,7 @@ import torch
 from click.testing import CliRunner
 
 from agents.checkpoint import load_checkpoint
-from training.cli import main
+from chickenfoot.cli import main
 from training.config import PPOConfig, TrainConfigError, load_config
 from training.ppo import Trainer, Trajectories
 
@@ -23,7 +23,7 @@ SMOKE = ROOT / "configs" / "smoke.yaml"
 
 @pytest.mark.slow
 def test_smoke_run_in_a_subprocess(tmp_path):
-    cmd = [sys.executable, "-m", "training.cli", "train", "--config", str(SMOKE), "--runs-dir", str(tmp_path),
+    cmd = [sys.executable, "-m", "chickenfoot.cli", "train", "--config", str(SMOKE), "--runs-dir", str(tmp_path),
            "--no-progress"]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
@@ -61,7 +61,7 @@ def test_init_checkpoint_starts_from_those_weights(tmp_path):
     first = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), total_steps=256, bc_games=0), progress=False).run()
     cfg = load_config(SMOKE, runs_dir=str(tmp_path / "b"), total_steps=256, init_checkpoint=first["final"])
     trainer = Trainer(cfg, progress=False)
-    trainer.warm_start(cfg.init_checkpoint)
+    trainer.warm_start()
     saved = load_checkpoint(Path(first["final"]))["model"]
     for name, tensor in trainer.model.state_dict().items():
         assert torch.equal(tensor, saved[name]), name
@@ -69,10 +69,10 @@ def test_init_checkpoint_starts_from_those_weights(tmp_path):
     other = load_config(SMOKE, runs_dir=str(tmp_path / "c"), init_checkpoint=first["final"],
                         rules={"max_pip": 5, "num_players": 2, "hand_size": 4, "rounds": 2})
     with pytest.raises(CheckpointError, match="trained with rules"):
-        Trainer(other, progress=False).warm_start(other.init_checkpoint)
+        Trainer(other, progress=False).warm_start()
     wide = load_config(SMOKE, runs_dir=str(tmp_path / "d"), init_checkpoint=first["final"], hidden=[64, 64])
     with pytest.raises(CheckpointError, match="set hidden to match"):
-        Trainer(wide, progress=False).warm_start(wide.init_checkpoint)
+        Trainer(wide, progress=False).warm_start()
     # the command line names the starting weights and the run folder of a fine-tune
     result = CliRunner().invoke(main, ["train", "--config", str(SMOKE), "--runs-dir", str(tmp_path / "e"),
                                        "--run-name", "tuned", "--init-checkpoint", first["final"],

@@ -14,9 +14,8 @@ import shlex
 import sys
 
 import click
-import numpy as np
 
-from cf_env import ChickenFootError, RulesConfig, __version__
+from cf_env import ChickenFootError, Game, RulesConfig, __version__
 
 
 def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: int | None,
@@ -94,17 +93,9 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
         summary = run_training(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps(summary, indent=2, default=str))
-    if summary["signal"]:
-        flags = {"--runs-dir": runs_dir, "--run-name": run_name, "--total-steps": total_steps,
-                 "--time-limit-minutes": time_limit_minutes, "--device": device}
-        command = ["chickenfoot", "train", "--config", config_path, "--resume"]
-        for flag, value in flags.items():
-            if value is not None:
-                command += [flag, str(value)]
-        click.echo(f"Stopped by {summary['signal']} at step {summary['learner_steps']}; checkpoint "
-                   f"{summary['checkpoint']}. Resume with:\n  {shlex.join(command)}", err=True)
-        sys.exit(130 if summary["signal"] == "SIGINT" else 143)
+    _report(summary, "train", config_path, f"step {summary['learner_steps']}",
+            {"--runs-dir": runs_dir, "--run-name": run_name, "--total-steps": total_steps,
+             "--time-limit-minutes": time_limit_minutes, "--device": device})
 
 
 @main.command()
@@ -124,7 +115,10 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
            init_checkpoint: str | None, iterations: int | None, time_limit_minutes: float | None,
            workers: int | None, device: str | None, no_progress: bool) -> None:
     """Expert iteration: the network learns the search agent's choices on the states it reaches
-    (DAgger); writes checkpoints, the samples and TensorBoard logs."""
+    (DAgger); writes checkpoints, the samples and TensorBoard logs.
+
+    Ctrl-C or SIGTERM stops after the current iteration, writes a checkpoint and prints the command
+    that resumes it."""
     from training.config import load_config
     from training.expert import ExpertConfig, expert_iteration
 
@@ -135,7 +129,24 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
         summary = expert_iteration(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
+    _report(summary, "expert", config_path, f"iteration {summary['iterations']}",
+            {"--runs-dir": runs_dir, "--run-name": run_name, "--iterations": iterations,
+             "--time-limit-minutes": time_limit_minutes, "--workers": workers, "--device": device})
+
+
+def _report(summary: dict, command: str, config_path: str, where: str, flags: dict) -> None:
+    """Print a trainer's summary; after a stop signal, say where it stopped, print the command
+    that resumes the run and exit 130 (SIGINT) or 143 (SIGTERM)."""
     click.echo(json.dumps(summary, indent=2, default=str))
+    if not summary["signal"]:
+        return
+    words = ["chickenfoot", command, "--config", config_path, "--resume"]
+    for flag, value in flags.items():
+        if value is not None:
+            words += [flag, str(value)]
+    click.echo(f"Stopped by {summary['signal']} at {where}; checkpoint {summary['checkpoint']}. Resume with:\n"
+               f"  {shlex.join(words)}", err=True)
+    sys.exit(130 if summary["signal"] == "SIGINT" else 143)
 
 
 @main.command(name="eval")
@@ -201,21 +212,6 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
         report.plot(plot_path)
 
 
-RULES_SUMMARY = """Chicken Foot in brief (the full rules: docs/RULES.md, R1-R17)
-- Each round starts with a double in the centre (9-9 in round 1, then 8-8, ... down to 0-0).
-- Centre arms (R9): the first plays must fill the centre double's 4 arms, each tile matching it.
-- Matching (R8): a tile goes against an open end showing one of its values; its other value
-  becomes the new open end. Moves are written M>X: play the tile M-X on an open M, exposing X.
-- Chicken foot (R10): a double laid on an open end opens three toes; all three must be filled
-  (each matching the double) before anyone plays anywhere else.
-- Must play (R11): with a legal play you must play. Without one you draw one tile (R12); if it
-  fits you may play it at once or keep it (pass). Boneyard empty and no play: pass (R13).
-- A round ends when someone plays their last tile, or when nobody can play (R14). Everyone
-  scores the pips left in hand; 0-0 counts 50 (R15). After the last round the lowest total wins.
-Type a move as a menu number, 3>7 (the 3 end on an open 3), 3-7 or [3|7] (either way round when
-only one fits), draw, pass; ? shows this; q quits."""
-
-
 @main.command()
 @click.option("--opponents", default="heuristic", show_default=True,
               help="Comma-separated agent specs for the other seats (the last one fills the rest).")
@@ -233,24 +229,20 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
     """Play a game in the terminal against agents (the rules are the first checkpoint's among
     them unless rule flags say otherwise). Every move is echoed with where it went; type ? for
     the rules."""
-    import agents as agent_lib
-    from cf_env import Game, ObservationEncoder
-    from cf_env.render import render_ansi
-    from cf_env.replay import describe_action, game_record, save_record
+    from cf_env.replay import game_record, save_record
+    from chickenfoot.play import Table, play_terminal
 
     specs = [s.strip() for s in opponents.split(",") if s.strip()]
     if not specs:
         raise click.BadParameter(f"no agent spec in {opponents!r}; e.g. heuristic,greedy", param_hint="--opponents")
     config = _rules(specs, players, max_pip, rounds, hand_size)
-    players, max_pip = config.num_players, config.max_pip
-    if not 0 <= seat < players:
-        raise click.BadParameter(f"seat must be in [0, {players})", param_hint="--seat")
-    specs += [specs[-1]] * (players - 1 - len(specs))
+    if not 0 <= seat < config.num_players:
+        raise click.BadParameter(f"seat must be in [0, {config.num_players})", param_hint="--seat")
     if web:
-        from training.web import LiveGame, serve
+        from chickenfoot.web import LiveGame, serve
 
         try:
-            live = LiveGame(config, specs[: players - 1], seat, seed)
+            live = LiveGame(config, specs, seat, seed)
         except ChickenFootError as exc:
             raise click.ClickException(str(exc)) from None
         try:
@@ -262,120 +254,17 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
             click.echo(f"game record written to {save_path}")
         return
     try:
-        bots = [agent_lib.load(s, config) for s in specs[: players - 1]]
+        table = Table(config, seat, specs)
+
+        def save(game: Game) -> None:
+            if save_path:
+                save_record(game_record(game, table.lineup, source="chickenfoot play", seed=seed, human_seat=seat),
+                            save_path)
+                click.echo(f"game record written to {save_path} (chickenfoot replay {save_path})")
+
+        play_terminal(table, seed, ask=lambda text: click.prompt(text, type=str), say=click.echo, save=save)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
-    others = [p for p in range(players) if p != seat]
-    labels = ["you" if p == seat else f"player_{p} ({specs[others.index(p)]})" for p in range(players)]
-    lineup = ["you" if p == seat else specs[others.index(p)] for p in range(players)]
-    game = Game(config, seed=seed)
-    encoder = ObservationEncoder(config)
-    rng = np.random.default_rng(seed)
-
-    def save() -> None:
-        if save_path:
-            save_record(game_record(game, lineup, source="chickenfoot play", seed=seed, human_seat=seat), save_path)
-            click.echo(f"game record written to {save_path} (chickenfoot replay {save_path})")
-
-    click.echo(f"You are player_{seat}. Type ? for the rules, q to quit.")
-    while not game.is_over:
-        current = game.current_player
-        observation = encoder.observe(game)
-        if current != seat:
-            action = bots[others.index(current)].act(observation, rng)
-        else:
-            click.echo("\n" + render_ansi(game, viewer=seat))
-            legal = np.flatnonzero(observation["action_mask"]).tolist()
-            for k, a in enumerate(legal):
-                click.echo(f"  [{k}] {_menu_text(a, max_pip)}")
-            while True:
-                answer = click.prompt("your move (number, 3>7, 3-7, [3|7], draw, pass; ? rules; q quits)", type=str)
-                word = answer.strip().lower()
-                if word in ("q", "quit", "exit"):
-                    save()
-                    click.echo("bye")
-                    return
-                if word in ("?", "help", "rules"):
-                    click.echo(RULES_SUMMARY)
-                    continue
-                choice = _parse_choice(answer, legal, max_pip)
-                if isinstance(choice, str):
-                    click.echo(choice)
-                    continue
-                action = choice
-                break
-        hands_before = [[(t.low, t.high) for t in game.hand(p)] for p in range(players)]
-        rounds_before = game.rounds_finished
-        click.echo(describe_action(game, action, labels, viewer=seat))
-        if game.rounds_finished != rounds_before:
-            left = _hands_at_round_end(hands_before, current, action, max_pip)
-            for p in range(players):
-                tiles = " ".join(f"[{a}|{b}]" for a, b in left[p]) or "(none)"
-                click.echo(f"    {labels[p]}: {tiles}")
-            click.echo(f"--- round {game.rounds_finished} over: points {game.round_scores[-1]}, totals {game.totals}")
-    names = ", ".join(labels[p] for p in game.winners)
-    click.echo(f"Game over. Totals {game.totals}. Winner(s): {names}")
-    save()
-
-
-def _menu_text(action: int, max_pip: int) -> str:
-    """``"3>7  (tile 3-7 on an open 3)"``, ``"draw"``, ``"pass"``."""
-    from cf_env import action_to_string
-
-    text = action_to_string(action, max_pip)
-    if ">" in text:
-        m, x = text.split(">")
-        return f"{text:6s} (tile {m}-{x} on an open {m})"
-    return text
-
-
-def _hands_at_round_end(hands_before: list[list[tuple[int, int]]], mover: int, action: int,
-                        max_pip: int) -> list[list[tuple[int, int]]]:
-    """The hands as the round ended: those before the last move, less the tile it played."""
-    from cf_env import action_table
-
-    table = action_table(max_pip)
-    hands = [list(h) for h in hands_before]
-    if action < table.draw:
-        tile = tuple(sorted((table.match[action], table.expose[action])))
-        hands[mover] = [t for t in hands[mover] if tuple(sorted(t)) != tile]
-    return hands
-
-
-def _parse_choice(answer: str, legal: list[int], max_pip: int) -> int | str:
-    """A legal action id from a menu number, ``M>X``, a tile (``3-7``, ``[3|7]``: either
-    orientation, when only one is legal), ``draw`` or ``pass``; else a message saying what is wrong."""
-    import re
-
-    from cf_env import action_to_string, string_to_action
-
-    text = answer.strip()
-    if text.isdigit():
-        k = int(text)
-        if 0 <= k < len(legal):
-            return legal[k]
-        return f"pick a number from 0 to {len(legal) - 1}"
-    tile = re.fullmatch(r"\[?\s*(\d+)\s*[-|,/ ]\s*(\d+)\s*\]?", text)
-    if tile:
-        a, b = int(tile.group(1)), int(tile.group(2))
-        if a > max_pip or b > max_pip:
-            return f"{text}: this set's pips go up to {max_pip}"
-        k = max_pip + 1
-        options = [m * k + x for m, x in ((a, b), (b, a)) if m * k + x in legal]
-        options = list(dict.fromkeys(options))
-        if not options:
-            return f"the tile {a}-{b} has no legal play now; legal moves are listed above"
-        if len(options) > 1:
-            return (f"{a}-{b} fits both ways: type {action_to_string(options[0], max_pip)} or "
-                    f"{action_to_string(options[1], max_pip)} (the first number is the end that touches)")
-        return options[0]
-    try:
-        action = string_to_action(text, max_pip)
-    except ChickenFootError as exc:
-        return f"{exc}; or type a menu number, a tile like 3-7, or ? for the rules"
-    if action not in legal:
-        return f"{text} is not legal now; legal moves are listed above"
-    return action
 
 
 @main.command()
@@ -395,6 +284,7 @@ def replay(record_path: str, html_path: str | None, gif_path: str | None, gif_ev
     terminal (Enter or n: next step, p: previous, N/P: next/previous round, g K: go to step K,
     q: quit), or write it as an HTML page (--html) or a GIF (--gif)."""
     from cf_env.replay import load_record, replay_steps, write_gif, write_html
+    from chickenfoot.replay import replay_terminal
 
     try:
         record = load_record(record_path)
@@ -407,41 +297,8 @@ def replay(record_path: str, html_path: str | None, gif_path: str | None, gif_ev
         steps = [(text, game.clone()) for _, text, game in replay_steps(record)]
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
-    _replay_terminal(record, steps, min(start, len(steps) - 1))
-
-
-def _replay_terminal(record: dict, steps: list, step: int) -> None:
-    from cf_env.render import render_ansi
-
-    names = record["players"]
-    round_starts: dict[int, int] = {}
-    for k, (_, game) in enumerate(steps):
-        round_starts.setdefault(game.round_index, k)
-    last = len(steps) - 1
-    while True:
-        text, game = steps[step]
-        click.echo(f"\n=== step {step}/{last}: {text}")
-        click.echo(render_ansi(game, viewer=None if game.is_over else game.current_player))
-        for p in range(game.num_players):
-            hand = " ".join(f"[{t.low}|{t.high}]" for t in game.hand(p)) or "(none)"
-            click.echo(f"  player_{p} ({names[p]}): {hand}")
-        answer = click.prompt("[Enter/n] next  [p] previous  [N/P] next/previous round  [g K] step K  [q] quit",
-                              default="n", show_default=False).strip()
-        r = game.round_index
-        if answer in ("q", "quit"):
-            return
-        if answer in ("n", ""):
-            step = min(step + 1, last)
-        elif answer == "p":
-            step = max(step - 1, 0)
-        elif answer == "N":
-            step = round_starts.get(r + 1, last)
-        elif answer == "P":
-            step = round_starts[r] if step > round_starts[r] else round_starts.get(r - 1, 0)
-        elif answer.startswith("g") and answer[1:].strip().isdigit():
-            step = min(int(answer[1:].strip()), last)
-        else:
-            click.echo(f"unknown command {answer!r}")
+    replay_terminal(record, steps, min(start, len(steps) - 1),
+                    ask=lambda text: click.prompt(text, default="n", show_default=False), say=click.echo)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from agents import load
-from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, action_to_string
+from cf_env import Game, ObservationEncoder, RulesConfig, action_to_string
 from cf_env.replay import FrameBuilder, describe_step, game_record, landing, opening_text
+from chickenfoot.play import Table
 
 __all__ = ["LiveGame", "serve"]
 
@@ -33,18 +33,10 @@ class LiveGame:
     the last one fills the rest)."""
 
     def __init__(self, config: RulesConfig, specs: list[str], seat: int, seed: int | None = None) -> None:
-        n = config.num_players
-        if not specs:
-            raise ConfigError("no agent spec for the other seats; e.g. ['heuristic']")
-        if not 0 <= seat < n:
-            raise ConfigError(f"seat must be in [0, {n}), got {seat}")
-        specs = (list(specs) + [specs[-1]] * n)[: n - 1]
+        table = Table(config, seat, list(specs))
         self.config, self.seat, self.seed = config, seat, seed
-        self.others = [p for p in range(n) if p != seat]
-        self.specs = specs
-        self.bots = [load(s, config) for s in specs]
-        self.lineup = ["you" if p == seat else specs[self.others.index(p)] for p in range(n)]
-        self.labels = ["you" if p == seat else f"player_{p} ({self.lineup[p]})" for p in range(n)]
+        self.others, self.specs, self.lineup, self.labels = table.others, table.specs, table.lineup, table.labels
+        self.bots = table.load_agents()
         self.game = Game(config, seed=seed)
         self.encoder = ObservationEncoder(config)
         self.rng = np.random.default_rng(seed)
@@ -125,7 +117,7 @@ def make_server(live: LiveGame, port: int = 8000) -> ThreadingHTTPServer:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path in ("/", "/index.html"):
                 self._send(200, _page(live), "text/html; charset=utf-8")
@@ -138,7 +130,7 @@ def make_server(live: LiveGame, port: int = 8000) -> ThreadingHTTPServer:
             else:
                 self._send(404, json.dumps({"error": f"no page {path}"}), "application/json")
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             if self.path.split("?", 1)[0] != "/move":
                 self._send(404, json.dumps({"error": f"no endpoint {self.path}"}), "application/json")
                 return

@@ -1,0 +1,8 @@
+"""The commands people use: ``chickenfoot`` on the command line (:mod:`chickenfoot.cli`), terminal
+play (:mod:`chickenfoot.play`), play in the browser (:mod:`chickenfoot.web`) and terminal replays
+(:mod:`chickenfoot.replay`).
+
+This package sits above the others (``cf_env`` <- ``agents`` <- ``training`` <- ``chickenfoot``):
+nothing below imports it. It is named after the command it serves, a name a user's own folder is
+unlikely to shadow.
+"""
