@@ -10,11 +10,12 @@ EVAL_DEAL_SETS ?= 500
 # e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
 TRAIN_FLAGS ?=
 
-.PHONY: help setup test train demo bench clean
+.PHONY: help setup lint test train demo bench clean
 
 help:
 	@echo "make train  - set up .venv, train configs/default.yaml (~12.5 min), evaluate against the baselines"
 	@echo "make test   - set up .venv and run the test suite"
+	@echo "make lint   - set up .venv and run ruff and mypy (configured in pyproject.toml)"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
 	@echo "make bench  - engine, env, search and OpenSpiel benchmarks (JSON)"
 
@@ -25,6 +26,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -10,6 +10,7 @@ files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agents.base import Agent, act_batch, legal_actions
@@ -20,7 +21,8 @@ from cf_env import RulesConfig
 __all__ = ["Agent", "AgentSpec", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent",
            "BASELINES", "legal_actions", "load", "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
 
-BASELINES = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
+BASELINES: dict[str, Callable[[RulesConfig], Agent]] = {"random": RandomAgent, "greedy": GreedyAgent,
+                                                         "heuristic": HeuristicAgent}
 ZOO_DIR = Path(__file__).parent / "zoo"
 
 

@@ -7,9 +7,9 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from agents.base import NotToMoveError, legal_actions
 from cf_env import ConfigError, ObservationEncoder, RulesConfig, action_table
 from cf_env.engine.scoring import tile_points
-from agents.base import NotToMoveError, legal_actions
 
 __all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicTables", "RandomAgent", "score_plays"]
 

@@ -103,7 +103,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): {reason}") from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path} is not a chickenfoot-rl checkpoint (format {data.get('format') if isinstance(data, dict) else type(data).__name__!r})")
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise CheckpointError(f"{path} is not a chickenfoot-rl checkpoint (format {found!r})")
     missing = [k for k in ("model", "model_kwargs", "rules", "observation_version", "num_actions") if k not in data]
     if missing:
         raise CheckpointError(f"{path} lacks the fields {missing}")

@@ -8,7 +8,8 @@ seeded episode repeats exactly. Framework scripts (SB3, Tianshou) build their en
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from agents import load
 from cf_env import ChickenFootSingleEnv, ConfigError, RulesConfig

@@ -83,7 +83,7 @@ def _pairs(spec: str, rest: str) -> dict[str, str]:
             pairs[-1][1] += ":" + part
         else:
             raise SearchSpecError(f"{spec!r}: expected name=value after 'search:', got {part!r}")
-    return {key: value for key, value in pairs}
+    return dict(pairs)
 
 
 def check_device(device: object) -> str:

@@ -17,7 +17,7 @@ Example: OpenSpiel's ISMCTS against the project's heuristic (the README shows th
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pyspiel

@@ -118,7 +118,7 @@ class TorchAgent:
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, config: RulesConfig | None = None, device: str = "cpu",
-                        name: str | None = None, deterministic: bool = True) -> "TorchAgent":
+                        name: str | None = None, deterministic: bool = True) -> TorchAgent:
         data = load_checkpoint(path)
         trained = RulesConfig.from_dict(data["rules"])
         if config is not None:

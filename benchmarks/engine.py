@@ -17,14 +17,14 @@ import tracemalloc
 
 import numpy as np
 
-from cf_env.engine import Game, RulesConfig
+from cf_env.engine import Game, RulesConfig, action_table
 
 
 def play_random(game: Game, uniform: list[float], start: int) -> int:
     """Random legal play to the end; ``uniform`` supplies the random numbers. Returns decisions."""
     i = start
     size = len(uniform)
-    bits_to_actions = game._t.bits_to_actions
+    bits_to_actions = action_table(game.config.max_pip).bits_to_actions
     apply = game.apply
     while not game.is_over:
         legal = bits_to_actions(game.legal_bits)
@@ -38,7 +38,7 @@ def run(config: RulesConfig, games: int, seed: int) -> dict[str, float]:
     uniform = rng.random(1 << 16).tolist()
     decisions = 0
     t0 = time.perf_counter()
-    for g in range(games):
+    for _ in range(games):
         decisions += play_random(Game(config, seed=rng), uniform, decisions)
     dt = time.perf_counter() - t0
     return {"decisions_per_s": decisions / dt, "games_per_s": games / dt, "decisions_per_game": decisions / games}

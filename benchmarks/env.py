@@ -28,7 +28,7 @@ def measure(make, steps: int, seed: int) -> float:
     done = 0
     t0 = time.perf_counter()
     while done < steps:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 action = None

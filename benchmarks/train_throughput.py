@@ -33,21 +33,21 @@ def ours(steps: int, seed: int, backend: str = "vector") -> dict[str, float]:
 
 
 def maskable(steps: int, seed: int) -> dict[str, float]:
+    import numpy as np
     import torch
     from sb3_contrib import MaskablePPO
 
     from cf_env import ChickenFootSingleEnv
 
     torch.set_num_threads(2)
-    env = ChickenFootSingleEnv(reward="relative")
     counter = {"opponent": 0}
-    inner = env._random_legal
+    rng = np.random.default_rng(seed)
 
-    def counting(mask):
+    def counting(observation):  # uniform random legal, as the env's default opponents, counted
         counter["opponent"] += 1
-        return inner(mask)
+        return int(rng.choice(np.flatnonzero(observation["action_mask"])))
 
-    env._random_legal = counting
+    env = ChickenFootSingleEnv(reward="relative", opponents=counting)
     model = MaskablePPO("MultiInputPolicy", env, n_steps=2048, batch_size=512, n_epochs=4, seed=seed,
                         policy_kwargs={"net_arch": [256, 256]}, verbose=0, device="cpu")
     t0 = time.perf_counter()

@@ -35,8 +35,7 @@ def measure(config: RulesConfig, batch: int, decisions: int, seed: int) -> float
 
 def memory_per_game(config: RulesConfig, batch: int) -> float:
     vg = VectorGame(config, num_games=batch)
-    arrays = [a for a in vg._state if isinstance(a, np.ndarray)] + [vg._obs, vg._mask, vg._seat]
-    return sum(a.nbytes for a in arrays) / batch
+    return vg.nbytes / batch
 
 
 def main() -> None:

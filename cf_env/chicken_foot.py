@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Chicken Foot
 
@@ -82,7 +81,8 @@ from __future__ import annotations
 
 import difflib
 import warnings
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -190,8 +190,8 @@ class raw_env(AECEnv, EzPickle):
             "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
         })
         act_space = spaces.Discrete(self.num_actions)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self.game: Game | None = None
@@ -215,6 +215,13 @@ class raw_env(AECEnv, EzPickle):
         deals = reset_deals(options)
         self.reset_to_game(Game(self.config, seed=np.random.default_rng(seed), deals=deals))
 
+    def take_reward(self, agent: str) -> float:
+        """``agent``'s reward accumulated since its last turn (what ``last()`` reports), cleared:
+        for wrappers that hand one seat's rewards out themselves, such as the Gymnasium env."""
+        reward = float(self._cumulative_rewards.get(agent, 0.0))
+        self._cumulative_rewards[agent] = 0.0
+        return reward
+
     def reset_to_game(self, game: Game) -> None:
         """Start the env on ``game`` (a new :class:`~cf_env.engine.Game` of this env's rules, as
         ``reset`` would deal it): for wrappers that deal with a generator of their own, such as
@@ -223,10 +230,10 @@ class raw_env(AECEnv, EzPickle):
             raise ConfigError(f"reset_to_game needs a Game of this env's rules {self.config}")
         self.game = game
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._rewards_dirty = False
         self._rounds_seen = 0
@@ -236,7 +243,7 @@ class raw_env(AECEnv, EzPickle):
         if game.rounds_finished:  # rounds that ended before anyone decided (1-tile hands)
             self._on_round_end(game.rounds_finished)
         if game.is_over:  # a degenerate configuration can end before the first decision
-            self.terminations = {a: True for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[0]
             self._deads_step_first()
         else:
@@ -301,7 +308,7 @@ class raw_env(AECEnv, EzPickle):
             self._on_round_end(rounds)
         seat, self._legal_bits = game.turn()
         if seat < 0:  # the game is over
-            self.terminations = {a: True for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
             self._mask = None
             self._deads_step_first()
         else:
@@ -327,9 +334,9 @@ class raw_env(AECEnv, EzPickle):
         gymnasium.logger.warn(f"[chicken_foot_v0] illegal action {action!r} by {agent}: game over, reward -1")
         self._cumulative_rewards[agent] = 0.0
         self._mask = None
-        self.terminations = {a: True for a in self.agents}
-        self.truncations = {a: True for a in self.agents}
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = -1.0
         self._rewards_dirty = True
         for a in self.agents:

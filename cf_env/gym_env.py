@@ -19,7 +19,8 @@ of a step is everything the learner's seat earned from its action up to its next
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -136,8 +137,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
             return obs, -1.0, True, False, info
         aec.step(int(action))
         self._play_opponents()
-        reward = float(aec._cumulative_rewards.get(agent, 0.0))
-        aec._cumulative_rewards[agent] = 0.0
+        reward = aec.take_reward(agent)
         terminated = aec.game.is_over
         self._over = terminated
         obs, info = self._result()

@@ -47,7 +47,6 @@ boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (chec
 from __future__ import annotations
 
 import struct
-from typing import Dict
 
 import numba
 import numpy as np
@@ -91,7 +90,7 @@ class ObservationEncoder:
         n, k = config.num_players, config.max_pip + 1
         t = config.num_tiles
         self.num_actions = config.num_actions
-        self.blocks: Dict[str, tuple[int, ...]] = {
+        self.blocks: dict[str, tuple[int, ...]] = {
             "hand": (t,),
             "layout": (t,),
             "drawn": (t,),
@@ -105,7 +104,7 @@ class ObservationEncoder:
             "round": (2,),
             "scores": (n,),
         }
-        self.slices: Dict[str, slice] = {}
+        self.slices: dict[str, slice] = {}
         offset = 0
         for name, shape in self.blocks.items():
             size = int(np.prod(shape))

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from cf_env.engine import EventKind, Game, RecordError, Role, RoundEnd, RulesConfig, Tile, action_table
 

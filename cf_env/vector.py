@@ -31,7 +31,8 @@ scalar engine.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -507,7 +508,34 @@ def new_state(c: Consts, num_games: int) -> State:
 
 
 class VectorGame:
-    """``num_games`` games of ``config`` in lockstep (see the module docstring)."""
+    """``num_games`` games of ``config`` in lockstep (see the module docstring). Each field of
+    :class:`State` is an attribute, ``(num_games, ...)`` arrays updated in place."""
+
+    hand: np.ndarray
+    count: np.ndarray
+    bone: np.ndarray
+    bone_pos: np.ndarray
+    played: np.ndarray
+    ends: np.ndarray
+    pend: np.ndarray
+    pend_val: np.ndarray
+    pend_role: np.ndarray
+    cur: np.ndarray
+    drawn: np.ndarray
+    unmatched: np.ndarray
+    rnd: np.ndarray
+    totals: np.ndarray
+    round_scores: np.ndarray
+    legal: np.ndarray
+    deals: np.ndarray
+    next_deals: np.ndarray
+    need_deals: np.ndarray
+    done: np.ndarray
+    final_totals: np.ndarray
+    final_winners: np.ndarray
+    rewards: np.ndarray
+    reset_rewards: np.ndarray
+
 
     def __init__(self, config: RulesConfig | None = None, num_games: int = 1024, reward: str = "win",
                  points_scale: float = 100.0, seed: int | np.random.Generator | None = None) -> None:
@@ -539,6 +567,13 @@ class VectorGame:
         self._seat = np.zeros(b, np.int64)
         self.void_games = np.zeros(b, np.int64)
         self._ready = False
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the games' arrays (state, observations, masks, seats): memory per game is
+        ``nbytes / num_games``."""
+        arrays = [a for a in self._state if isinstance(a, np.ndarray)] + [self._obs, self._mask, self._seat]
+        return sum(a.nbytes for a in arrays)
 
     def _shuffled(self, count: int) -> np.ndarray:
         t = self.config.num_tiles

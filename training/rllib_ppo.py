@@ -74,7 +74,7 @@ class RLlibConfig(RunConfig):
     vf_loss_coeff: NonNegativeFloat = 0.5
 
     @model_validator(mode="after")
-    def _consistent(self) -> "RLlibConfig":
+    def _consistent(self) -> RLlibConfig:
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
                              f"({self.train_batch_size})")

@@ -86,7 +86,7 @@ class Trajectories:
         idx = np.flatnonzero(self.closed[:n])
         return idx, adv[idx], adv[idx] + self.value[idx]
 
-    def carry_over(self) -> "Trajectories":
+    def carry_over(self) -> Trajectories:
         """A new buffer holding only the transitions still open."""
         new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions)
         envs, seats = np.nonzero(self.pending >= 0)

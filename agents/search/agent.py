@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,8 @@ class SearchAgent:
     def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
                  rollout: str = "heuristic", value: str = "points", infer: bool = True, keep: float = 0.0, c: float = 0.7,
                  seed: int | None = None, name: str | None = None) -> None:
-        params = dict(algo=algo, ms=ms, sims=sims, rollout=rollout, value=value, infer=infer, keep=keep, c=c, seed=seed)
+        params = {"algo": algo, "ms": ms, "sims": sims, "rollout": rollout, "value": value, "infer": infer, "keep": keep,
+                  "c": c, "seed": seed}
         spec = "search:" + ":".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in params.items()
                                     if v is not None)
         self.params = parse_search_spec(spec)  # the same checks as a spec string
@@ -80,7 +82,7 @@ class SearchAgent:
         return state
 
     @classmethod
-    def from_spec(cls, spec: str, config: RulesConfig) -> "SearchAgent":
+    def from_spec(cls, spec: str, config: RulesConfig) -> SearchAgent:
         params = parse_search_spec(spec)
         return cls(config, name=spec, **params)
 
@@ -167,6 +169,8 @@ class SearchAgent:
         sums = np.zeros(num)
         counts = np.zeros(num, np.int64)
         policy_rng = np.random.default_rng(int(self._scratch.rs[0]))
+        network = self._network
+        assert network is not None  # only a checkpoint rollout searches this way
 
         def run(chunk: int) -> tuple[int, int]:
             slots = chunk * num
@@ -182,7 +186,7 @@ class SearchAgent:
                 if not rows.size:
                     break
                 observe_rows(state, self._consts, self._offsets, rows, obs, mask)
-                chosen = np.asarray(act_batch(self._network, obs[rows], mask[rows], policy_rng), dtype=np.int64)
+                chosen = np.asarray(act_batch(network, obs[rows], mask[rows], policy_rng), dtype=np.int64)
                 apply_rows(state, self._consts, rows, chosen)
                 steps += rows.size
             score_rows(state, self._consts, slots, num, sums, counts, value, self._scratch.vals)

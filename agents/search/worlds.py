@@ -98,7 +98,7 @@ def deal_hidden(s, b, world, scratch):
     pool, forbid, rs, perm, taken = world.pool, world.forbid, scratch.rs, scratch.perm, scratch.taken
     m = pool.shape[0]
     t_count = s.hand.shape[2]
-    for attempt in range(DEAL_TRIES):
+    for _attempt in range(DEAL_TRIES):
         for i in range(m):
             perm[i] = pool[i]
             taken[i] = 0

@@ -10,6 +10,7 @@ Usage::
     print(game.totals, game.winners)
 """
 
+from cf_env.engine import scoring  # noqa: F401 - a submodule other layers reach as cf_env.engine.scoring
 from cf_env.engine.actions import (
     ActionTable,
     Move,
@@ -29,7 +30,6 @@ from cf_env.engine.errors import (
     IllegalActionError,
     RecordError,
 )
-from cf_env.engine import scoring
 from cf_env.engine.game import (
     RECORD_VERSION,
     Event,

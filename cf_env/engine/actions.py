@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from cf_env.engine.config import MAX_PIP_RANGE, num_tiles
 from cf_env.engine.errors import ActionParseError
@@ -67,12 +67,12 @@ class Tile:
             )
 
     @classmethod
-    def of(cls, a: int, b: int) -> "Tile":
+    def of(cls, a: int, b: int) -> Tile:
         """The tile {a, b} in either order."""
         return cls(a, b) if a <= b else cls(b, a)
 
     @classmethod
-    def from_index(cls, index: int) -> "Tile":
+    def from_index(cls, index: int) -> Tile:
         """Inverse of :attr:`index`."""
         if index < 0:
             raise ActionParseError(f"tile index must be >= 0, got {index}")
@@ -82,7 +82,7 @@ class Tile:
         return cls(index - hi * (hi + 1) // 2, hi)
 
     @classmethod
-    def parse(cls, text: str) -> "Tile":
+    def parse(cls, text: str) -> Tile:
         """Parse ``"3-5"``, ``"5-3"``, ``"[3|5]"`` or ``"3,5"``."""
         match = _TILE_RE.match(text) if isinstance(text, str) else None
         if match is None:
@@ -125,11 +125,11 @@ class Move:
             raise ActionParseError(f"a {self.kind} move has no pips")
 
     @classmethod
-    def play(cls, match: int, expose: int) -> "Move":
+    def play(cls, match: int, expose: int) -> Move:
         return cls("play", match, expose)
 
     @classmethod
-    def parse(cls, text: str) -> "Move":
+    def parse(cls, text: str) -> Move:
         """Parse ``"3>5"`` (play the 3-5 on a 3, exposing 5), ``"draw"`` or ``"pass"``."""
         if not isinstance(text, str):
             raise ActionParseError(f"a move must be a string, got {type(text).__name__}")
@@ -160,7 +160,7 @@ class Move:
         return self.match * k + self.expose
 
     @classmethod
-    def from_action(cls, action: int, max_pip: int) -> "Move":
+    def from_action(cls, action: int, max_pip: int) -> Move:
         table = action_table(max_pip)
         table.check(action)
         if action == table.draw:
@@ -228,7 +228,7 @@ class ActionTable:
         return sorted(tile[a] for a in self.bits_to_actions(bits) if a < self.draw and canonical[a])
 
 
-@lru_cache(maxsize=None)
+@cache
 def action_table(max_pip: int) -> ActionTable:
     """The (cached) action table of a double-``max_pip`` set."""
     if isinstance(max_pip, bool) or not isinstance(max_pip, int) or not MAX_PIP_RANGE[0] <= max_pip <= MAX_PIP_RANGE[1]:

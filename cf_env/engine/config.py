@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 from cf_env.engine.errors import ConfigError
 
@@ -45,7 +46,8 @@ class RulesConfig:
     max_pip: int = 9
     num_players: int = 4
     hand_size: int = 7
-    rounds: int | None = None
+    # None asks for the full game and becomes ``max_pip + 1`` at construction: an int from then on
+    rounds: int = None  # type: ignore[assignment]
     center_arms: int = 4
     draw_rule: str = "one"
     double_blank_points: int = 50
@@ -113,7 +115,7 @@ class RulesConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "RulesConfig":
+    def from_dict(cls, data: Mapping[str, Any]) -> RulesConfig:
         """Build from a mapping whose keys are exactly field names; unknown keys are an error."""
         if not isinstance(data, Mapping):
             raise ConfigError(f"a rules config must be a mapping, got {type(data).__name__}")

@@ -26,9 +26,10 @@ arms / toes of R9 and R10).
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from operator import index as _as_index
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -145,7 +146,7 @@ def _pack_placement(match: int, expose: int, parent: int, arm: int, role: int, p
             | player << _L_PLAYER)
 
 
-def _unpack_placement(entry: int) -> "Placement":
+def _unpack_placement(entry: int) -> Placement:
     return Placement(entry & _PIP_MASK, entry >> _L_EXPOSE & _PIP_MASK, (entry >> _L_PARENT & _PARENT_MASK) - 1,
                      (entry >> _L_ARM & _ARM_MASK) - 1, Role(entry >> _L_ROLE & _ROLE_MASK), entry >> _L_PLAYER)
 
@@ -763,7 +764,7 @@ class Game:
         return _deal_to_json([order[i * h:(i + 1) * h] for i in range(n)], order[n * h:])
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> "Game":
+    def from_record(cls, record: dict[str, Any]) -> Game:
         """Replay a record made by :meth:`to_record`."""
         if not isinstance(record, dict) or not {"config", "deals", "actions"} <= set(record):
             raise RecordError("a game record is a dict with 'config', 'deals' and 'actions'")
@@ -782,14 +783,12 @@ class Game:
             except (IllegalActionError, GameOverError) as exc:
                 raise RecordError(f"action #{i} ({a!r}) does not replay: {exc}") from exc
 
-    def clone(self) -> "Game":
+    def clone(self) -> Game:
         """An independent copy (for search agents); the copy shares no mutable state."""
         new = Game.__new__(Game)
         for name in Game.__slots__:
             value = getattr(self, name)
-            if name == "_end_nodes":
-                value = [list(v) for v in value]
-            elif name == "_round_scores":
+            if name == "_end_nodes" or name == "_round_scores":
                 value = [list(v) for v in value]
             elif name == "_rng":
                 value = np.random.Generator(type(value.bit_generator)())

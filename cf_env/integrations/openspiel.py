@@ -121,10 +121,10 @@ class ChickenFootGame(pyspiel.Game):
         # add at most one event a seat sees, and each round adds its START and ROUND_END
         self.max_events = max_game_length(rules) + 2 * rules.rounds
 
-    def new_initial_state(self) -> "ChickenFootState":
+    def new_initial_state(self) -> ChickenFootState:
         return ChickenFootState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> "_Observer":
+    def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer:
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall

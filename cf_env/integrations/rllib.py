@@ -51,7 +51,7 @@ class ChickenFootMultiAgentEnv(MultiAgentEnv):
             OBS_KEY: gymnasium.spaces.Box(inner.low, inner.high, inner.shape, np.float32),
             MASK_KEY: gymnasium.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
         })
-        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
 
     def _obs(self, agent: str) -> dict[str, np.ndarray]:
@@ -77,7 +77,7 @@ class ChickenFootMultiAgentEnv(MultiAgentEnv):
             obs = {a: self._obs(a) for a in self.possible_agents}
             infos = {a: {k: aec.infos[a][k] for k in ("totals", "winners", "round_scores")}
                      for a in self.possible_agents}
-            done = {a: True for a in self.possible_agents}
+            done = dict.fromkeys(self.possible_agents, True)
             return obs, rewards, {**done, "__all__": True}, {"__all__": False}, infos
         nxt = aec.agent_selection
         return {nxt: self._obs(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {}

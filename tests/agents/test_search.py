@@ -283,7 +283,7 @@ def test_parallel_evaluation_gives_the_same_report_and_times_each_agent():
 def test_the_command_line_plays_and_evaluates_search():
     from click.testing import CliRunner
 
-    from training.cli import main
+    from chickenfoot.cli import main
 
     result = CliRunner().invoke(main, ["play", "--opponents", "search:ms=2,heuristic,zoo:strong-4p", "--rounds", "1",
                                        "--seed", "0"], input="0\n" * 400)

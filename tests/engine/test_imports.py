@@ -1,4 +1,5 @@
-"""The engine layer stays pure: importing it pulls neither pettingzoo nor torch (STYLE.md)."""
+"""The layers hold: importing the engine pulls neither pettingzoo nor torch, and imports go one
+way, cf_env <- agents <- training <- chickenfoot (the README's "Repository layout")."""
 
 import subprocess
 import sys
@@ -19,3 +20,18 @@ def test_engine_sources_do_not_import_frameworks():
         text = path.read_text()
         for name in ("gymnasium", "pettingzoo", "torch"):
             assert f"import {name}" not in text and f"from {name}" not in text, (path, name)
+
+
+def test_imports_go_one_way():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    above = {"cf_env": ("agents", "training", "chickenfoot"), "agents": ("training", "chickenfoot"),
+             "training": ("chickenfoot",)}
+    for layer, forbidden in above.items():
+        for path in (root / layer).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            for name in forbidden:
+                assert not re.search(rf"^\s*(from|import) {name}\b", text, re.M), (path, name)
+

@@ -20,7 +20,7 @@ from tests.scripted import acts, deal, legal_strings, random_playout
 
 
 def small(**kw) -> RulesConfig:
-    base = dict(max_pip=4, num_players=2, hand_size=5, rounds=1, center_arms=2)
+    base = {"max_pip": 4, "num_players": 2, "hand_size": 5, "rounds": 1, "center_arms": 2}
     base.update(kw)
     return RulesConfig(**base)
 

@@ -164,7 +164,7 @@ def test_bad_scripted_deal_is_a_clear_error():
 
 def _play_out(e, seed: int) -> dict[str, float]:
     rng = np.random.default_rng(seed)
-    totals = {a: 0.0 for a in e.possible_agents}
+    totals = dict.fromkeys(e.possible_agents, 0.0)
     for agent in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
         totals[agent] += reward

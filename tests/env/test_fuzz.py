@@ -29,7 +29,7 @@ def _typed(exc: BaseException) -> bool:
 def test_env_keywords(kwargs):
     try:
         e = raw_env(**kwargs)
-    except Exception as exc:  # noqa: BLE001 - the point is which types escape
+    except Exception as exc:
         assert _typed(exc), repr(exc)
         return
     e.reset(seed=0)
@@ -50,7 +50,7 @@ def test_reset_options_and_deals(options):
     before = e.game.to_record()
     try:
         e.reset(seed=2, options=options if isinstance(options, dict) else {"deals": options})
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         assert _typed(exc), repr(exc)
         assert e.game.to_record() == before
 
@@ -66,7 +66,7 @@ def test_actions(actions):
         before = e.game.to_record()
         try:
             e.step(action)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             assert _typed(exc), repr(exc)
             assert e.game.to_record() == before
 
@@ -80,7 +80,7 @@ def test_vector_actions(actions):
     before = (vg.hand.copy(), obs.copy())
     try:
         vg.step(actions)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         assert _typed(exc), repr(exc)
         np.testing.assert_array_equal(vg.hand, before[0])
         np.testing.assert_array_equal(vg.observations, before[1])
@@ -92,7 +92,7 @@ def test_vector_actions(actions):
 def test_rules_config_and_game(fields):
     try:
         config = RulesConfig.from_dict(fields)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         assert _typed(exc), repr(exc)
         return
     game = Game(config, seed=0)

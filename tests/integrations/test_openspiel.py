@@ -12,7 +12,13 @@ import agents  # noqa: E402
 from agents.spiel import AgentBot, BotAgent  # noqa: E402
 from cf_env import RulesConfig, raw_env  # noqa: E402
 from cf_env.integrations.openspiel import (  # noqa: E402
-    GAME_NAME, game_from_rules, max_game_length, resampler, rules_from_params, state_from_game)
+    GAME_NAME,
+    game_from_rules,
+    max_game_length,
+    resampler,
+    rules_from_params,
+    state_from_game,
+)
 from training.evaluate import play_game  # noqa: E402
 
 pytestmark = pytest.mark.framework

@@ -24,7 +24,7 @@ import agents  # noqa: E402
 from agents.rllib_module import MaskedPPOTorchRLModule  # noqa: E402
 from cf_env import RulesConfig, raw_env  # noqa: E402
 from cf_env.integrations.rllib import ChickenFootMultiAgentEnv  # noqa: E402
-from training.cli import main as cli  # noqa: E402
+from chickenfoot.cli import main as cli  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.rllib_ppo import RLlibConfig, export_module  # noqa: E402
 

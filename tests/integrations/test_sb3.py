@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from click.testing import CliRunner  # noqa: E402
+from click.testing import CliRunner
 
-import agents  # noqa: E402
-from cf_env import RulesConfig  # noqa: E402
-from training.cli import main as cli  # noqa: E402
-from training.sb3_maskable_ppo import main, make_env  # noqa: E402
+import agents
+from cf_env import RulesConfig
+from chickenfoot.cli import main as cli
+from training.sb3_maskable_ppo import main, make_env
 
 pytestmark = pytest.mark.framework
 RULES = RulesConfig(num_players=3, rounds=2)

@@ -9,13 +9,13 @@ import pytest
 
 pytest.importorskip("tianshou")
 
-from click.testing import CliRunner  # noqa: E402
+from click.testing import CliRunner
 
-import agents  # noqa: E402
-from agents.checkpoint import load_checkpoint  # noqa: E402
-from cf_env import RulesConfig  # noqa: E402
-from training.cli import main as cli  # noqa: E402
-from training.tianshou_dqn import main, make_env  # noqa: E402
+import agents
+from agents.checkpoint import load_checkpoint
+from cf_env import RulesConfig
+from chickenfoot.cli import main as cli
+from training.tianshou_dqn import main, make_env
 
 pytestmark = pytest.mark.framework
 RULES = RulesConfig(num_players=3, rounds=2)

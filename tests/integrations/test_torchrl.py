@@ -13,7 +13,7 @@ from click.testing import CliRunner  # noqa: E402
 
 from agents.checkpoint import load_checkpoint  # noqa: E402
 from cf_env import RulesConfig  # noqa: E402
-from training.cli import main as cli  # noqa: E402
+from chickenfoot.cli import main as cli  # noqa: E402
 from training.torchrl_ppo import GROUP, main, make_env  # noqa: E402
 
 pytestmark = [pytest.mark.framework, pytest.mark.filterwarnings("ignore::UserWarning")]

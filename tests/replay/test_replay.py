@@ -13,12 +13,11 @@ from PIL import Image
 
 from cf_env import Game, RecordError, RulesConfig, env
 from cf_env.engine import Role
-from cf_env.replay import (describe_action, frames, load_record, replay_steps, save_record,
-                           write_gif, write_html)
+from cf_env.replay import describe_action, frames, load_record, replay_steps, save_record, write_gif, write_html
 from cf_env.scene import _overlap, _rect, layout_poses, scene_of
-from training.cli import _parse_choice, main
+from chickenfoot.cli import main
+from chickenfoot.play import parse_choice
 from tests.replay.conftest import play
-
 
 # ------------------------------------------------------------------------------ records
 
@@ -153,7 +152,7 @@ def test_rgb_array_uses_the_table_geometry_and_says_who_won():
     first = e.render()
     assert first.ndim == 3 and first.dtype == np.uint8 and first.shape[2] == 3
     rng = np.random.default_rng(0)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     last = e.game
@@ -203,16 +202,16 @@ def test_replay_command_steps_through_and_writes_html_and_gif(short_record, tmp_
 
 def test_parse_choice_reads_tiles_either_way():
     legal = [3 * 10 + 7, 100]  # 3>7 and draw
-    assert _parse_choice("3-7", legal, 9) == 37
-    assert _parse_choice("[7|3]", legal, 9) == 37
-    assert _parse_choice("3>7", legal, 9) == 37
-    assert _parse_choice("1", legal, 9) == 100
-    assert _parse_choice("draw", legal, 9) == 100
-    assert "not legal" in _parse_choice("7>3", legal, 9)
-    assert "no legal play" in _parse_choice("4-4", legal, 9)
+    assert parse_choice("3-7", legal, 9) == 37
+    assert parse_choice("[7|3]", legal, 9) == 37
+    assert parse_choice("3>7", legal, 9) == 37
+    assert parse_choice("1", legal, 9) == 100
+    assert parse_choice("draw", legal, 9) == 100
+    assert "not legal" in parse_choice("7>3", legal, 9)
+    assert "no legal play" in parse_choice("4-4", legal, 9)
     both = [37, 73]
-    assert "fits both ways" in _parse_choice("3-7", both, 9)
-    assert "pips go up to 9" in _parse_choice("3-12", legal, 9)
+    assert "fits both ways" in parse_choice("3-7", both, 9)
+    assert "pips go up to 9" in parse_choice("3-12", legal, 9)
 
 
 def test_play_echoes_moves_shows_hands_and_saves(tmp_path):

@@ -12,8 +12,8 @@ import pytest
 
 from cf_env import RulesConfig
 from cf_env.replay import load_record, save_record
+from chickenfoot.web import LiveGame, make_server
 from tests.replay.conftest import shown_step, table_tiles
-from training.web import LiveGame, make_server
 
 pytestmark = pytest.mark.browser
 
@@ -68,7 +68,7 @@ def test_a_whole_game_in_the_browser(browser, served, tmp_path):
         assert len(rows[0].find_elements(By.CSS_SELECTOR, ".tile")) == len(live.game.hand(0))
         done = len(live.game.actions())
         browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[0].click()
-        wait.until(lambda d: len(live.game.actions()) > done and shown_step(d) == len(live.frames.frames) - 1)
+        wait.until(lambda d, done=done: len(live.game.actions()) > done and shown_step(d) == len(live.frames.frames) - 1)
         clicks += 1
         assert clicks < 200
     wait.until(lambda d: "Game over" in d.find_element(By.ID, "moves").text)
@@ -86,7 +86,7 @@ def test_play_web_says_when_the_port_is_taken():
 
     from click.testing import CliRunner
 
-    from training.cli import main
+    from chickenfoot.cli import main
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
