@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from collections.abc import Callable
 
 import click
 
@@ -84,18 +85,13 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 
     Ctrl-C or SIGTERM stops after the current update, writes a checkpoint and prints the command
     that resumes it."""
-    from training.config import load_config
+    from training.config import PPOConfig
     from training.ppo import train as run_training
 
-    try:
-        cfg = load_config(config_path, runs_dir=runs_dir, run_name=run_name, init_checkpoint=init_checkpoint,
-                          total_steps=total_steps, time_limit_minutes=time_limit_minutes, device=device)
-        summary = run_training(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)
-    except ChickenFootError as exc:
-        raise click.ClickException(str(exc)) from None
-    _report(summary, "train", config_path, f"step {summary['learner_steps']}",
-            {"--runs-dir": runs_dir, "--run-name": run_name, "--total-steps": total_steps,
-             "--time-limit-minutes": time_limit_minutes, "--device": device})
+    summary, resume_command = _train(run_training, PPOConfig, "train", config_path, resume, overwrite, no_progress,
+                     {"runs_dir": runs_dir, "run_name": run_name, "init_checkpoint": init_checkpoint,
+                      "total_steps": total_steps, "time_limit_minutes": time_limit_minutes, "device": device})
+    _stopped(summary, f"step {summary['learner_steps']}", resume_command)
 
 
 @main.command()
@@ -119,33 +115,42 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
 
     Ctrl-C or SIGTERM stops after the current iteration, writes a checkpoint and prints the command
     that resumes it."""
-    from training.config import load_config
     from training.expert import ExpertConfig, expert_iteration
 
+    summary, resume_command = _train(expert_iteration, ExpertConfig, "expert", config_path, resume, overwrite, no_progress,
+                     {"runs_dir": runs_dir, "run_name": run_name, "init_checkpoint": init_checkpoint,
+                      "iterations": iterations, "time_limit_minutes": time_limit_minutes, "workers": workers,
+                      "device": device})
+    _stopped(summary, f"iteration {summary['iterations']}", resume_command)
+
+
+def _train(run: Callable[..., dict], config_cls: type, command: str, config_path: str, resume: bool, overwrite: bool,
+           no_progress: bool, overrides: dict) -> tuple[dict, str]:
+    """Load the config with the command line's ``overrides``, run the trainer and print its
+    summary; returns it and the command that resumes the run (the starting weights are not
+    repeated: a resumed run has its own)."""
+    from training.config import load_config
+
     try:
-        cfg = load_config(config_path, ExpertConfig, runs_dir=runs_dir, run_name=run_name,
-                          init_checkpoint=init_checkpoint, iterations=iterations,
-                          time_limit_minutes=time_limit_minutes, workers=workers, device=device)
-        summary = expert_iteration(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)
+        cfg = load_config(config_path, config_cls, **overrides)
+        summary = run(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
-    _report(summary, "expert", config_path, f"iteration {summary['iterations']}",
-            {"--runs-dir": runs_dir, "--run-name": run_name, "--iterations": iterations,
-             "--time-limit-minutes": time_limit_minutes, "--workers": workers, "--device": device})
-
-
-def _report(summary: dict, command: str, config_path: str, where: str, flags: dict) -> None:
-    """Print a trainer's summary; after a stop signal, say where it stopped, print the command
-    that resumes the run and exit 130 (SIGINT) or 143 (SIGTERM)."""
     click.echo(json.dumps(summary, indent=2, default=str))
+    words = ["chickenfoot", command, "--config", config_path, "--resume"]
+    for key, value in overrides.items():
+        if value is not None and key != "init_checkpoint":
+            words += ["--" + key.replace("_", "-"), str(value)]
+    return summary, shlex.join(words)
+
+
+def _stopped(summary: dict, where: str, resume_command: str) -> None:
+    """After a stop signal: say where the run stopped and how to resume it, and exit 130 (SIGINT)
+    or 143 (SIGTERM)."""
     if not summary["signal"]:
         return
-    words = ["chickenfoot", command, "--config", config_path, "--resume"]
-    for flag, value in flags.items():
-        if value is not None:
-            words += [flag, str(value)]
     click.echo(f"Stopped by {summary['signal']} at {where}; checkpoint {summary['checkpoint']}. Resume with:\n"
-               f"  {shlex.join(words)}", err=True)
+               f"  {resume_command}", err=True)
     sys.exit(130 if summary["signal"] == "SIGINT" else 143)
 
 

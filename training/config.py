@@ -118,12 +118,9 @@ class RunConfig(BaseModel):
     @field_validator("device")
     @classmethod
     def _known_device(cls, device: str) -> str:
-        from agents.spec import DeviceError, check_device
+        from agents.spec import check_device
 
-        try:
-            return check_device(device)
-        except DeviceError:
-            raise ValueError("use auto, cpu, cuda or cuda:N") from None
+        return check_device(device)  # a DeviceError (a ValueError) names what is allowed
 
     @property
     def rules_config(self) -> RulesConfig:
@@ -142,23 +139,25 @@ def check_agent_specs(specs: list[str]) -> list[str]:
     :func:`agents.spec.parse_spec`); a search spec's parameters by the search's own parser, whose
     message names the bad one."""
     from agents.search import SearchSpecError, parse_search_spec
-    from agents.spec import BASELINE_NAMES, AgentSpec, AgentSpecError, parse_spec
+    from agents.spec import BASELINE_NAMES, AgentSpecError, parse_spec
 
-    parsed: list[AgentSpec | None] = []
+    bad, searches = [], []
     for spec in specs:
         try:
-            parsed.append(parse_spec(spec))
+            parsed = parse_spec(spec)
         except SearchSpecError:
             raise  # its message names the bad part
         except AgentSpecError:
-            parsed.append(None)
-    bad = [spec for spec, p in zip(specs, parsed)
-           if p is None or not (p.kind in ("baseline", "search") or p.argument.startswith("zoo:"))]
+            bad.append(spec)
+            continue
+        if parsed.kind == "search":
+            searches.append(spec)
+        elif parsed.kind != "baseline" and not parsed.argument.startswith("zoo:"):
+            bad.append(spec)
     if bad:
         raise ValueError(f"unknown agents {bad}; use {sorted(BASELINE_NAMES)}, zoo:NAME or search[:name=value...]")
-    for spec, p in zip(specs, parsed):
-        if p is not None and p.kind == "search":
-            parse_search_spec(spec)
+    for spec in searches:
+        parse_search_spec(spec)  # its message names the bad parameter
     return specs
 
 
