@@ -54,12 +54,12 @@ def render_ansi(game: Game, viewer: int | None = None) -> str:
         lines.append(f"centre [{c.match}|{c.expose}] placed by player_{c.player}")
         arms = kids[0]
         for j, child in enumerate(arms):
-            chain(child, "", j == cfg.center_arms - 1, f"arm {layout[child].arm}: ")
+            chain(child, "", j == cfg.center_arms - 1, f"arm {layout[child].arm + 1}: ")  # counted from 1
         for a in range(len(arms), cfg.center_arms):
-            lines.append(("└─" if a == cfg.center_arms - 1 else "├─") + f"arm {a}: (empty)")
-    ends = game.open_ends
-    lines.append("open ends: " + (", ".join(f"{v}x{c}" if c > 1 else f"{v}" for v, c in enumerate(ends) if c) or "none")
-                 + "   (* marks a free end, < a double)")
+            lines.append(("└─" if a == cfg.center_arms - 1 else "├─") + f"arm {a + 1}: (empty)")
+    ends = ", ".join(f"{v}x{c}" if c > 1 else f"{v}" for v, c in enumerate(game.open_ends) if c)
+    if ends or game.pending is None:  # beside a forced slot, "none" says nothing
+        lines.append(f"open ends: {ends or 'none'}   (* marks a free end, < a double)")
     if game.pending is not None:
         from cf_env.scene import pending_text
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,9 +52,19 @@ def game_record(game: Game, players: Sequence[str], **meta: Any) -> dict[str, An
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> Path:
+    """Write ``record`` as JSON, atomically: a complete file or the earlier one, never half of
+    it (a game saved while its player quits must survive the quitting)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(json.dumps(record, separators=(",", ":")) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
 
 
@@ -163,6 +174,29 @@ def round_summary(game: Game, names: Sequence[str]) -> str:
 
 
 # ------------------------------------------------------------------------------ stepping through
+
+def round_opening(game: Game, names: Sequence[str], viewer: int | None = None) -> str:
+    """How the current round began: ``"round 2/10: player_1 (greedy) places the 8-8"``, with the
+    R6 draws when nobody was dealt the starting double (``"; first player_2 drew 2 tiles and you
+    drew 1 looking for it"``; the tiles drawn stay hidden from other seats than ``viewer``)."""
+    r = game.round_index
+    start = game.starting_double
+    drawn: dict[int, int] = {}
+    placed_by = -1
+    for e in game.events(viewer):
+        if e.round != r:
+            continue
+        if e.kind == EventKind.SEARCH_DRAW:
+            drawn[e.player] = drawn.get(e.player, 0) + 1
+        elif e.kind == EventKind.START:
+            placed_by = e.player
+    text = f"round {r + 1}/{game.config.rounds}: {names[placed_by]} place{'' if names[placed_by] == 'you' else 's'} " \
+           f"the {start}-{start}"
+    if drawn:
+        parts = [f"{names[p]} drew {k} tile{'s' if k > 1 else ''}" for p, k in drawn.items()]
+        text += f" (nobody was dealt it: {', '.join(parts)} looking for it, R6)"
+    return text
+
 
 def opening_text(game: Game) -> str:
     """What a replay says before the first move."""

@@ -9,10 +9,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import click
 
@@ -40,6 +42,25 @@ def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: i
         return RulesConfig(**{**base, **given})
     except ChickenFootError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _exit_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a closed terminal) end the command as an exception would, so that the
+    ``finally`` blocks inside run (the game record is written); exit status 128 + the signal."""
+    previous = {}
+
+    def leave(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            previous[sig] = signal.signal(sig, leave)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _rule_options(fn):
@@ -251,12 +272,14 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
         except ChickenFootError as exc:
             raise click.ClickException(str(exc)) from None
         try:
-            serve(live, port, open_browser=not no_browser)
+            with _exit_on_signals():
+                serve(live, port, open_browser=not no_browser)
         except OSError as exc:
             raise click.ClickException(f"cannot serve on 127.0.0.1:{port}: {exc.strerror}; choose another --port") from None
-        if save_path:
-            save_record(live.record(), save_path)
-            click.echo(f"game record written to {save_path}")
+        finally:  # Ctrl-C, SIGTERM, SIGHUP: the game so far is kept
+            if save_path:
+                save_record(live.record(), save_path)
+                click.echo(f"game record written to {save_path} (chickenfoot replay {save_path})")
         return
     try:
         table = Table(config, seat, specs)
@@ -267,7 +290,8 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
                             save_path)
                 click.echo(f"game record written to {save_path} (chickenfoot replay {save_path})")
 
-        play_terminal(table, seed, ask=lambda text: click.prompt(text, type=str), say=click.echo, save=save)
+        with _exit_on_signals():
+            play_terminal(table, seed, ask=lambda text: click.prompt(text, type=str), say=click.echo, save=save)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from cf_env import ActionParseError, ConfigError, Game, ObservationEncoder, RulesConfig, Tile, action_table
 
-__all__ = ["RULES_SUMMARY", "Table", "hands_at_round_end", "menu_text", "parse_choice", "play_terminal"]
+__all__ = ["RULES_SUMMARY", "Table", "menu_text", "parse_choice", "play_terminal"]
 
 RULES_SUMMARY = """Chicken Foot in brief (the full rules: docs/RULES.md, R1-R17)
 - Each round starts with a double in the centre (9-9 in round 1, then 8-8, ... down to 0-0).
@@ -74,20 +74,10 @@ def menu_text(action: int, max_pip: int) -> str:
     return text
 
 
-def hands_at_round_end(hands_before: list[list[tuple[int, int]]], mover: int, action: int,
-                       max_pip: int) -> list[list[tuple[int, int]]]:
-    """The hands as the round ended: those before the last move, less the tile it played."""
-    table = action_table(max_pip)
-    hands = [list(h) for h in hands_before]
-    if action < table.draw:
-        tile = Tile.from_index(table.action_tile[action])
-        hands[mover] = [t for t in hands[mover] if Tile.of(*t) != tile]
-    return hands
-
-
-def parse_choice(answer: str, legal: list[int], max_pip: int) -> int | str:
+def parse_choice(answer: str, legal: list[int], max_pip: int, hand: list[Tile] | None = None) -> int | str:
     """A legal action id from a menu number, ``M>X``, a tile (``3-7``, ``[3|7]``, ``3:7``: either
-    orientation, when only one is legal), ``draw`` or ``pass``; else a message saying what is wrong."""
+    orientation, when only one is legal), ``draw`` or ``pass``; else a message saying what is wrong
+    (with ``hand``, the player's tiles, a tile they do not hold is said to be so)."""
     from cf_env import action_to_string, string_to_action
 
     text = answer.strip()
@@ -105,6 +95,8 @@ def parse_choice(answer: str, legal: list[int], max_pip: int) -> int | str:
             return f"{text}: this set's pips go up to {max_pip}"
         table = action_table(max_pip)
         options = [a for a in legal if a < table.draw and table.action_tile[a] == tile.index]
+        if not options and hand is not None and tile not in hand:
+            return f"you do not hold {tile}; your tiles: {' '.join(str(t) for t in hand)}"
         if not options:
             return f"the tile {tile} has no legal play now; legal moves are listed above"
         if len(options) > 1:
@@ -123,54 +115,59 @@ def parse_choice(answer: str, legal: list[int], max_pip: int) -> int | str:
 def play_terminal(table: Table, seed: int | None, ask: Callable[[str], str], say: Callable[[str], None],
                   save: Callable[[Game], None]) -> Game:
     """Play one game: the agents move, the person types moves through ``ask`` (a prompt that
-    returns the answer); every move is told through ``say``; ``save(game)`` runs when the game
-    ends or the person quits. Returns the game."""
+    returns the answer); every move is told through ``say``, each round opens with who placed
+    its double (and the R6 draws that found it) and closes with every hand as the round ended.
+    ``save(game)`` runs on every way out: the game's end, ``q``, and any exception ``ask`` or a
+    signal handler raises (Ctrl-C, end of input, SIGTERM): then the exception goes on. Returns
+    the game."""
     from cf_env.render import render_ansi
-    from cf_env.replay import describe_action
+    from cf_env.replay import describe_action, round_opening
 
     config, seat, labels = table.config, table.seat, table.labels
-    players, max_pip = config.num_players, config.max_pip
+    max_pip = config.max_pip
     bots = table.load_agents()
     game = Game(config, seed=seed)
     encoder = ObservationEncoder(config)
     rng = np.random.default_rng(seed)
     say(f"You are player_{seat}. Type ? for the rules, q to quit.")
-    while not game.is_over:
-        current = game.current_player
-        observation = encoder.observe(game)
-        if current != seat:
-            action = bots[table.others.index(current)].act(observation, rng)
-        else:
-            say("\n" + render_ansi(game, viewer=seat))
-            legal = np.flatnonzero(observation["action_mask"]).tolist()
-            for k, a in enumerate(legal):
-                say(f"  [{k}] {menu_text(a, max_pip)}")
-            while True:
-                answer = ask("your move (number, 3>7, 3-7, [3|7], draw, pass; ? rules; q quits)")
-                word = answer.strip().lower()
-                if word in ("q", "quit", "exit"):
-                    save(game)
-                    say("bye")
-                    return game
-                if word in ("?", "help", "rules"):
-                    say(RULES_SUMMARY)
-                    continue
-                choice = parse_choice(answer, legal, max_pip)
-                if isinstance(choice, str):
-                    say(choice)
-                    continue
-                action = choice
-                break
-        hands_before = [[(t.low, t.high) for t in game.hand(p)] for p in range(players)]
-        rounds_before = game.rounds_finished
-        say(describe_action(game, action, labels, viewer=seat))
-        if game.rounds_finished != rounds_before:
-            left = hands_at_round_end(hands_before, current, action, max_pip)
-            for p in range(players):
-                tiles = " ".join(f"[{a}|{b}]" for a, b in left[p]) or "(none)"
-                say(f"    {labels[p]}: {tiles}")
-            say(f"--- round {game.rounds_finished} over: points {game.round_scores[-1]}, totals {game.totals}")
-    names = ", ".join(labels[p] for p in game.winners)
-    say(f"Game over. Totals {game.totals}. Winner(s): {names}")
-    save(game)
-    return game
+    opened = -1
+    try:
+        while not game.is_over:
+            if game.round_index != opened:
+                say("\n=== " + round_opening(game, labels, viewer=seat))
+                opened = game.round_index
+            current = game.current_player
+            observation = encoder.observe(game)
+            if current != seat:
+                action = bots[table.others.index(current)].act(observation, rng)
+            else:
+                say("\n" + render_ansi(game, viewer=seat))
+                legal = np.flatnonzero(observation["action_mask"]).tolist()
+                for k, a in enumerate(legal):
+                    say(f"  [{k}] {menu_text(a, max_pip)}")
+                while True:
+                    answer = ask("your move (number, 3>7, 3-7, [3|7], draw, pass; ? rules; q quits)")
+                    word = answer.strip().lower()
+                    if word in ("q", "quit", "exit"):
+                        say("bye")
+                        return game
+                    if word in ("?", "help", "rules"):
+                        say(RULES_SUMMARY)
+                        continue
+                    choice = parse_choice(answer, legal, max_pip, hand=game.hand(seat))
+                    if isinstance(choice, str):
+                        say(choice)
+                        continue
+                    action = choice
+                    break
+            rounds_before = game.rounds_finished
+            say(describe_action(game, action, labels, viewer=seat))
+            if game.rounds_finished != rounds_before:
+                for p, hand in enumerate(game.round_end_hands[-1]):
+                    say(f"    {labels[p]}: {' '.join(f'[{t.low}|{t.high}]' for t in hand) or '(none)'}")
+                say(f"--- round {game.rounds_finished} over: points {game.round_scores[-1]}, totals {game.totals}")
+        names = ", ".join(labels[p] for p in game.winners)
+        say(f"Game over. Totals {game.totals}. Winner(s): {names}")
+        return game
+    finally:
+        save(game)

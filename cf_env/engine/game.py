@@ -251,7 +251,7 @@ class Game:
         "_draw_bit", "_pass_bit", "_until", "_hands", "_counts", "_bone", "_ends", "_end_nodes",
         "_free_open", "_vals", "_open", "_pend", "_pend_val", "_pend_parent", "_pend_role",
         "_layout", "_played", "_unmatched", "_cur", "_legal", "_drawn", "_round", "_round_scores",
-        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms", "_points",
+        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms", "_points", "_round_hands",
     )
 
     def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
@@ -273,6 +273,7 @@ class Game:
         self._round = -1
         self._round_scores: list[list[int]] = []
         self._round_ends: list[tuple[int, int]] = []  # (RoundEnd, player who went out or -1)
+        self._round_hands: list[tuple[int, ...]] = []  # per finished round: each seat's hand bits at its end
         self._totals = [0] * self._n
         self._over = False
         self._winners: list[int] = []
@@ -394,6 +395,7 @@ class Game:
         points = self._points
         scores = [sum([points[tile] for tile in t.bits_to_tiles(h)]) for h in self._hands]
         self._round_scores.append(scores)
+        self._round_hands.append(tuple(self._hands))
         for p, s in enumerate(scores):
             self._totals[p] += s
         self._events.append(
@@ -670,6 +672,13 @@ class Game:
     def round_scores(self) -> list[list[int]]:
         """Points of each finished round, seat order (R15)."""
         return [list(s) for s in self._round_scores]
+
+    @property
+    def round_end_hands(self) -> list[list[list[Tile]]]:
+        """For each finished round, the tiles each seat held when it ended (what R15 scored),
+        seat order: a tile drawn on the round's last action included."""
+        tiles = self._t.bits_to_tiles
+        return [[[Tile.from_index(i) for i in tiles(h)] for h in hands] for hands in self._round_hands]
 
     @property
     def rounds_finished(self) -> int:
