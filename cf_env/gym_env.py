@@ -146,8 +146,11 @@ class ChickenFootSingleEnv(gymnasium.Env):
         return obs, reward, terminated, False, info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (sb3-contrib's MaskablePPO reads this)."""
-        return self._mask.astype(bool)
+        """The learner's legal actions as an int8 mask (1 = legal), the same dtype as the
+        observation's and the info's ``action_mask`` everywhere in this package (sb3-contrib's
+        MaskablePPO reads this and converts it to booleans itself). A copy: changing it changes
+        nothing in the env."""
+        return self._mask.copy()
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:

@@ -25,13 +25,18 @@ def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: i
            hand_size: int | None) -> RulesConfig:
     """The game's rules: the first checkpoint's among ``specs`` (the baselines bring none), with
     every rule flag the user gave on top; a flag that contradicts the checkpoint's network fails
-    when the agent loads."""
+    when the agent loads. A spec that names nothing, or a search spec with a bad parameter, is a
+    usage error (exit status 2) before any game starts."""
     import agents as agent_lib
+    from agents.search import parse_search_spec
 
     given = {"num_players": players, "max_pip": max_pip, "rounds": rounds, "hand_size": hand_size}
     given = {k: v for k, v in given.items() if v is not None}
     base: dict = {}
     try:
+        for spec in specs:
+            if agent_lib.parse_spec(spec).kind == "search":
+                parse_search_spec(spec)
         for spec in specs:
             trained = agent_lib.spec_rules(spec)
             if trained is not None:
@@ -152,6 +157,9 @@ def _train(run: Callable[..., dict], config_cls: type, command: str, config_path
     repeated: a resumed run has its own)."""
     from training.config import load_config
 
+    if resume and overrides.get("init_checkpoint"):
+        raise click.BadParameter("a resumed run continues from its own checkpoint; --init-checkpoint starts a new "
+                                 "run from other weights: drop one of them", param_hint="--init-checkpoint")
     try:
         cfg = load_config(config_path, config_cls, **overrides)
         summary = run(cfg, resume=resume, progress=not no_progress, overwrite=overwrite)

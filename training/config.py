@@ -10,6 +10,7 @@ the value and what is allowed. Numbers may be written as YAML reads them or as s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -206,7 +207,8 @@ class PPOConfig(NetworkTrainerConfig):
     PPO
         CleanRL's names; ``num_minibatches`` may not exceed ``num_envs * rollout_steps``.
     Evaluation
-        eval_every (updates), eval_opponents.
+        eval_every (updates between evaluations; 0: none during training, only the final one,
+            which ``eval_deal_sets: 0`` switches off too), eval_opponents.
     """
 
     total_steps: PositiveInt = 1_000_000
@@ -225,7 +227,7 @@ class PPOConfig(NetworkTrainerConfig):
     ent_coef: NonNegativeFloat = 0.01
     norm_adv: bool = True
     target_kl: NonNegativeFloat = 0.0
-    eval_every: PositiveInt = 25
+    eval_every: NonNegativeInt = 25
     eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 
     @field_validator("pool_baselines", "eval_opponents")
@@ -250,7 +252,8 @@ class PPOConfig(NetworkTrainerConfig):
 
 def load_config(path: str | Path, cls: type[RunConfig] = PPOConfig, **overrides: Any) -> Any:
     """Read a YAML config into ``cls`` (default :class:`PPOConfig`); ``overrides`` replace keys
-    (e.g. from the command line; ``None`` values are ignored)."""
+    (e.g. from the command line; ``None`` values are ignored). An error an override causes names
+    the command line's flag, not the file."""
     import yaml
 
     path = Path(path)
@@ -269,11 +272,21 @@ def load_config(path: str | Path, cls: type[RunConfig] = PPOConfig, **overrides:
                                f"every default)")
     if not isinstance(data, dict):
         raise TrainConfigError(f"{path} must hold a mapping of config keys, got {type(data).__name__}")
-    data.update({k: v for k, v in overrides.items() if v is not None})
     bad_keys = [k for k in data if not isinstance(k, str)]
     if bad_keys:
         raise TrainConfigError(f"{path}: keys must be field names, got {bad_keys}")
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return cls(**data)
+        return cls(**{**data, **given})
     except TrainConfigError as exc:
+        # blame the command line when the file alone is fine and the message names an override
+        blamed = [k for k in given if re.search(rf"\b{k}\b", str(exc))]
+        if blamed:
+            try:
+                cls(**data)
+            except TrainConfigError:
+                pass
+            else:
+                flags = ", ".join(f"--{k.replace('_', '-')} {given[k]}" for k in blamed)
+                raise TrainConfigError(f"command line ({flags}): {exc}") from None
         raise TrainConfigError(f"{path}: {exc}") from None

@@ -25,8 +25,18 @@ from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
 from training.workers import WorkerPool, worker_state
 
-__all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "warm_up",
-           "wilson_interval", "win_rates"]
+__all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "short_name",
+           "warm_up", "wilson_interval", "win_rates"]
+
+
+def short_name(spec: str, width: int = 18) -> str:
+    """A spec as a label fits a progress bar or a chart: a checkpoint path as its folder and
+    file stem (``default/final``), anything longer than ``width`` cut at the end with an ellipsis
+    (``zoo:strong-4p`` stays whole)."""
+    if "/" in spec or "\\" in spec:
+        path = Path(spec)
+        spec = f"{path.parent.name}/{path.stem}" if path.parent.name else path.stem
+    return spec if len(spec) <= width else spec[: width - 1] + "…"
 
 
 def wilson_interval(rate: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -109,7 +119,8 @@ class EvalReport:
             lines.append(f"{r.spec[-40:]:<40} {r.seat_games:>10} {r.win_rate:>9.3f} "
                          f"{f'[{lo:.3f}, {hi:.3f}]':>17} {r.mean_points:>9.1f} {r.rating:>7.2f} "
                          f"{r.ms_per_decision:>7.2f} {r.ms_per_choice:>9.2f}")
-        lines.append(f"{self.games} games = {self.deal_sets} deal sets x {len(self.lineup)} seat rotations; "
+        sets = f"{self.deal_sets} deal set{'s' if self.deal_sets != 1 else ''}"
+        lines.append(f"{self.games} games = {sets} x {len(self.lineup)} seat rotations; "
                      f"{self.config['num_players']} players, double-{self.config['max_pip']}, "
                      f"{self.config['rounds']} rounds; parity win rate {1 / len(self.lineup):.3f}")
         return "\n".join(lines)
@@ -140,7 +151,7 @@ class EvalReport:
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(1.6 + 1.4 * len(self.results), 3.6))
-        names = [Path(r.spec).stem if "/" in r.spec else r.spec for r in self.results]
+        names = [short_name(r.spec) for r in self.results]
         rates = [r.win_rate for r in self.results]
         err = np.array([[r.win_rate - r.win_rate_ci95[0] for r in self.results],
                         [r.win_rate_ci95[1] - r.win_rate for r in self.results]])
@@ -316,7 +327,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
                                              sigma=float(np.mean([r.sigma for r in mine])), name=spec)
             bar.update(1)
         if progress:
-            bar.set_postfix({s[-12:]: f"{np.mean(wins[s]):.3f}" for s in distinct})
+            bar.set_postfix({short_name(s): f"{np.mean(wins[s]):.3f}" for s in distinct})
 
     given: dict[str, Agent] = dict(agents_by_spec or {})
     for item, spec in zip(lineup, specs):

@@ -210,6 +210,7 @@ class ExpertTrainer(TrainingRun):
                      "target": np.zeros((0, a), np.float32), "ret": np.zeros(0, np.float32)}
         if resume:
             self.resume()
+            self.refuse_complete(self.iteration, cfg.iterations, "iterations", "iterations")
 
     # -------------------------------------------------------------- the run's state
 

@@ -53,6 +53,7 @@ class Trainer(TrainingRun):
         self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
         if resume:
             self.resume()
+            self.refuse_complete(self.global_step, cfg.total_steps, "learner steps", "total_steps")
         backend = VectorCollector if cfg.backend == "vector" else AecCollector
         self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng)
         self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions)
@@ -211,7 +212,7 @@ class Trainer(TrainingRun):
                     writer.add_scalar("charts/points_vs_pool", float(np.mean(points[-200:])), self.global_step)
                 if self.update % cfg.snapshot_every == 0:
                     self.snapshot()
-                if self.update % cfg.eval_every == 0:
+                if cfg.eval_every and self.update % cfg.eval_every == 0:
                     self.last_eval = self.evaluate_now()
                     for k, v in self.last_eval.items():
                         writer.add_scalar(f"eval/{k}", v, self.global_step)

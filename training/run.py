@@ -43,11 +43,15 @@ from agents.torch_policy import ActorCritic, observation_scale, resolve_device
 from cf_env import ObservationEncoder, RulesConfig
 from training.config import NetworkTrainerConfig, TrainConfigError
 
-__all__ = ["RunExistsError", "StopSignals", "TrainingRun", "claim_run_dir", "jsonable", "load_weights"]
+__all__ = ["RunCompleteError", "RunExistsError", "StopSignals", "TrainingRun", "claim_run_dir", "jsonable", "load_weights"]
 
 
 class RunExistsError(TrainConfigError):
     """The run folder already holds a run and neither resuming nor overwriting it was asked for."""
+
+
+class RunCompleteError(TrainConfigError):
+    """A run was resumed that has already reached its budget; the message says how to extend it."""
 
 
 def claim_run_dir(run_dir: Path, resume: bool, overwrite: bool) -> None:
@@ -228,6 +232,14 @@ class TrainingRun:
         self.torch_gen.set_state(state["torch_rng"])
         if "torch_global_rng" in state:
             torch.set_rng_state(state["torch_global_rng"])
+
+    def refuse_complete(self, done: int, target: int, unit: str, key: str) -> None:
+        """After a resume: a run that has already done its ``target`` (``done`` >= it) has nothing
+        left to do; say so, and how to give it more (the config ``key``'s flag)."""
+        if done >= target:
+            flag = "--" + key.replace("_", "-")
+            raise RunCompleteError(f"{self.run_dir} is complete: {done} {unit} of {key} {target}; to train it "
+                                   f"further, resume it with a larger budget, e.g. --resume {flag} {2 * target}")
 
     # -------------------------------------------------------------- the start of a run
 

@@ -87,7 +87,7 @@ def test_opponents_are_called_with_their_observation():
 def test_illegal_action_terminates_or_raises():
     env = ChickenFootSingleEnv()
     env.reset(seed=0)
-    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
     obs, reward, terminated, truncated, info = env.step(illegal)
     assert reward == -1.0 and terminated and info["illegal_action"]
     with pytest.raises(gymnasium.error.ResetNeeded):

@@ -26,7 +26,8 @@ def test_wrapped_env_passes_sb3_checks_and_keeps_the_mask():
     env = make_env(RULES, ["greedy", "random"], illegal_action="terminate")  # check_env steps unmasked
     obs, info = env.reset(seed=0)
     assert obs.shape == env.observation_space.shape
-    np.testing.assert_array_equal(env.action_masks(), info["action_mask"].astype(bool))
+    np.testing.assert_array_equal(env.action_masks(), info["action_mask"])
+    assert env.action_masks().dtype == np.int8 == info["action_mask"].dtype
     check_env(env, warn=True, skip_render_check=True)
 
 
