@@ -6,3 +6,8 @@ This package sits above the others (``cf_env`` <- ``agents`` <- ``training`` <- 
 nothing below imports it. It is named after the command it serves, a name a user's own folder is
 unlikely to shadow.
 """
+
+from cf_env.packages import require_own
+
+for _name in ("agents", "training"):  # a user's own folder of that name must not stand in for ours
+    require_own(_name)

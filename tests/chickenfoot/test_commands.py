@@ -89,3 +89,17 @@ def test_action_masks_are_int8_everywhere():
     np.testing.assert_array_equal(masks, obs["action_mask"])
     masks[:] = 0
     assert env.unwrapped.action_masks().any()  # a copy
+
+
+def test_a_users_own_agents_or_training_folder_is_named_as_the_cause(tmp_path):
+    import subprocess
+    import sys
+
+    for name, code in (("agents", "import training.evaluate"), ("training", "import chickenfoot.cli")):
+        folder = tmp_path / f"with_{name}" / name
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("mine = True\n")
+        result = subprocess.run([sys.executable, "-c", code], cwd=folder.parent, capture_output=True, text=True)
+        assert result.returncode != 0
+        assert f"a folder or module named '{name}' in the working directory" in result.stderr, result.stderr[-800:]
+        assert "Rename yours" in result.stderr

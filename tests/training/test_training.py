@@ -212,3 +212,12 @@ def test_search_agents_join_the_opponent_pool(tmp_path):
     assert summary["learner_steps"] >= 256
     with pytest.raises(TrainConfigError, match="algo must be"):
         load_config(SMOKE, runs_dir=str(tmp_path / "b"), pool_baselines=["search:algo=alphazero"])
+
+
+def test_a_seed_fixes_the_trained_weights(tmp_path):
+    finals = []
+    for name in ("a", "b"):
+        cfg = load_config(SMOKE, runs_dir=str(tmp_path), run_name=name, total_steps=512, eval_deal_sets=0)
+        finals.append(load_checkpoint(Path(Trainer(cfg, progress=False).run()["final"]))["model"])
+    for key, tensor in finals[0].items():
+        assert torch.equal(tensor, finals[1][key]), key
