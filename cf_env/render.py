@@ -101,6 +101,28 @@ SEAT_COLOURS = [(214, 69, 65), (52, 120, 198), (230, 160, 30), (140, 80, 180), (
 _FELT, _IVORY, _OPEN, _INK = (34, 110, 60), (250, 248, 240), (255, 226, 120), (25, 25, 25)
 
 
+def _wrap(draw, text: str, font, width: float, lines: int) -> list[str]:
+    """``text`` in at most ``lines`` lines no wider than ``width`` pixels (the last one cut with an
+    ellipsis when the text is longer)."""
+    out: list[str] = []
+    words = text.split(" ")
+    current = ""
+    for word in words:
+        trial = f"{current} {word}".strip()
+        if draw.textlength(trial, font=font) <= width or not current:
+            current = trial
+        else:
+            out.append(current)
+            current = word
+    out.append(current)
+    if len(out) > lines:
+        out = out[:lines]
+        while out[-1] and draw.textlength(out[-1] + " …", font=font) > width:
+            out[-1] = out[-1][:-1]
+        out[-1] += " …"
+    return out
+
+
 def _font(size: int):
     from PIL import ImageFont
 
@@ -110,36 +132,61 @@ def _font(size: int):
         return ImageFont.load_default()
 
 
+CAPTION_LINES = 3  #: lines a picture keeps for its caption (longer ones end in an ellipsis)
+
+
+def seat_labels(names: list[str] | None, n: int) -> list[str]:
+    """``player_2 (heuristic)`` for each seat (``player_2`` when the name says no more), so that
+    two seats of one agent are told apart by more than their colour."""
+    names = names or [f"player_{p}" for p in range(n)]
+    return [name if name == f"player_{p}" else f"player_{p} ({name})" for p, name in enumerate(names)]
+
+
 def render_rgb(game: Game, unit: int = 26, names: list[str] | None = None, caption: str = "",
-               cache: list | None = None) -> np.ndarray:
+               cache: list | None = None, view: tuple[float, float, float, float] | None = None,
+               size: tuple[int, int] | None = None) -> np.ndarray:
     """The position as a picture, in the replay viewer's geometry (:mod:`cf_env.scene`): the
-    centre double with its arms, every double's three toes splayed as a foot, empty slots as
-    outlines (red while forced), free ends highlighted; above it whose turn it is, each player's
-    name, hand size and score, and a legend; a banner with the winners once the game is over.
-    ``caption`` is written under the header (the replay GIF puts the move there); ``cache`` as in
-    :func:`cf_env.scene.layout_poses`. Returns an ``H x W x 3`` uint8 array."""
+    centre double with its arms (numbered from 1), every double's three toes splayed as a foot,
+    empty slots as outlines (red while forced), free ends highlighted; above it whose turn it is,
+    each seat's label (``player_1 (greedy)``), hand size and score, and a legend; a banner with the
+    winning seats once the game is over. ``caption`` is written under the header, wrapped to the
+    picture's width (the replay GIF puts the move there); ``cache`` as in
+    :func:`cf_env.scene.layout_poses`.
+
+    By default the picture is as large as the table at ``unit`` pixels per half-tile. ``view``
+    (table coordinates: min x, min y, max x, max y) chooses the part of the table to show and
+    ``size`` the picture's ``(width, height)``: the view is then scaled to fill the space under
+    the header (the replay GIF keeps one size and zooms stepwise). Returns an ``H x W x 3`` uint8
+    array."""
     from PIL import Image, ImageDraw
 
-    from cf_env.scene import scene_of
+    from cf_env.scene import arm_label_points, scene_of
 
     scene = scene_of(game, cache)
     n = game.num_players
-    names = names or [f"player_{p}" for p in range(n)]
+    labels = seat_labels(names, n)
     u = unit
     font, small, big = _font(max(12, u * 3 // 5)), _font(max(10, u // 2)), _font(max(16, u))
     line_h = max(14, u * 3 // 4)
-    header = line_h * (n + 3 + bool(caption))
-    x0, y0, x1, y1 = scene.bounds
+    header = line_h * (n + 2 + (CAPTION_LINES if caption else 0)) + 6
+    banner = 2 * u if scene.over else 0
+    x0, y0, x1, y1 = view or scene.bounds
     margin = 1.0
-    width = max(int((x1 - x0 + 2 * margin) * u), 16 * u + 200)
-    height = header + int((y1 - y0 + 2 * margin) * u) + (2 * u if scene.over else 0)
+    if size is None:
+        width = max(int((x1 - x0 + 2 * margin) * u), 16 * u + 200)
+        height = header + banner + int((y1 - y0 + 2 * margin) * u)
+        scale = float(u)
+    else:
+        width, height = size
+        area_w, area_h = width, height - header - banner
+        scale = min(area_w / (x1 - x0 + 2 * margin), area_h / (y1 - y0 + 2 * margin))
     image = Image.new("RGB", (width, height), _FELT)
     draw = ImageDraw.Draw(image)
-    ox = (width - (x1 - x0) * u) / 2 - x0 * u
-    oy = header + margin * u - y0 * u + (2 * u if scene.over else 0)
+    ox = width / 2 - (x0 + x1) / 2 * scale
+    oy = header + banner + (height - header - banner) / 2 - (y0 + y1) / 2 * scale
 
     def to_px(x: float, y: float) -> tuple[float, float]:
-        return ox + x * u, oy + y * u
+        return ox + x * scale, oy + y * scale
 
     # --- the header: round, whose turn, per-player lines, the legend
     status = f"Round {scene.round_index + 1}/{scene.rounds}   boneyard {scene.boneyard}"
@@ -148,7 +195,7 @@ def render_rgb(game: Game, unit: int = 26, names: list[str] | None = None, capti
     draw.text((8, 4), status, fill=(255, 255, 255), font=font)
     for p in range(n):
         mark = "> " if p == scene.current else "  "
-        text = f"{mark}{names[p]}: {scene.hand_sizes[p]} tiles, {scene.totals[p]} points"
+        text = f"{mark}{labels[p]}: {scene.hand_sizes[p]} tiles, {scene.totals[p]} points"
         if p == scene.current:
             text += "   (to move)"
         if p in scene.winners:
@@ -167,7 +214,8 @@ def render_rgb(game: Game, unit: int = 26, names: list[str] | None = None, capti
     draw.text((lx + line_h, legend_y), "empty slot", fill=(255, 255, 255), font=small)
 
     if caption:
-        draw.text((8, legend_y + line_h), caption, fill=(255, 240, 200), font=font)
+        for k, line in enumerate(_wrap(draw, caption, font, width - 16, CAPTION_LINES)):
+            draw.text((8, legend_y + line_h * (k + 1)), line, fill=(255, 240, 200), font=font)
 
     # --- the table
     def corners(x: float, y: float, angle: float, half_w: float = 1.0, half_h: float = 0.5) -> list[tuple[float, float]]:
@@ -195,18 +243,22 @@ def render_rgb(game: Game, unit: int = 26, names: list[str] | None = None, capti
         for half, value in ((-0.5, t.match), (0.5, t.expose)):
             hx, hy = t.x + half * c, t.y + half * s
             if value in PIP_GRID:
-                r = 0.085 * u
+                r = 0.085 * scale
                 for row, col in PIP_GRID[value]:
                     px, py = (col - 1) * 0.27, (row - 1) * 0.27
                     cx, cy = to_px(hx + px * c - py * s, hy + px * s + py * c)
                     draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=_INK)
             else:
                 cx, cy = to_px(hx, hy)
-                draw.text((cx, cy), str(value), fill=_INK, font=font, anchor="mm")
+                draw.text((cx, cy), str(value), fill=_INK, font=_font(max(8, int(scale * 0.55))), anchor="mm")
+    if scene.tiles:  # the centre arms' numbers, as the moves count them
+        arm_font = _font(max(9, int(scale * 0.5)))
+        for k, (ax, ay) in enumerate(arm_label_points(game.config.center_arms)):
+            draw.text(to_px(ax, ay), str(k + 1), fill=(216, 236, 216), font=arm_font, anchor="mm")
     if scene.over:
-        winners = ", ".join(names[p] for p in scene.winners)
+        winners = ", ".join(labels[p] for p in scene.winners)
         text = f"Game over - winner{'s' if len(scene.winners) > 1 else ''}: {winners}"
-        where = (width / 2, header + u)  # across the top of the table, clear of the centre
+        where = (width / 2, header + u)  # in its own band above the table
         box = draw.textbbox(where, text, font=big, anchor="mm")
         draw.rectangle([box[0] - 12, box[1] - 8, box[2] + 12, box[3] + 8], fill=(20, 20, 20))
         draw.text(where, text, fill=(255, 220, 90), font=big, anchor="mm")

@@ -109,22 +109,16 @@ def landing(game: Game, action: int) -> str:
     """Where a play would go, said before it is made: ``"on arm 3"``, ``"on the centre 9-9 (arm
     2)"``, ``"as toe 2 of the 5-5 (arm 1)"`` (the engine's rule: a forced slot first, else the
     open end of that value that has been open longest)."""
-    table = action_table(game.config.max_pip)
-    match, expose = table.match[action], table.expose[action]
+    place = game.placement_of(action)  # the engine's rule
     layout = game.layout()
-    pending = game.pending
-    if pending is not None and pending.role == Role.ARM:
-        return f"on the centre {layout[0].match}-{layout[0].expose} (arm {game.config.center_arms - pending.count + 1})"
-    if pending is not None:  # R10: the toes of the newest double still short of three
-        kids = [0] * len(layout)
-        for p in layout[1:]:
-            kids[p.parent] += 1
-        parent = max(i for i, p in enumerate(layout) if p.role == Role.DOUBLE and kids[i] < 3)
-        d = layout[parent]
-        return f"as toe {kids[parent] + 1} of the {d.match}-{d.expose} (arm {d.arm + 1})"
-    parent = game.open_end_nodes()[match][0]
-    text = f"on arm {layout[parent].arm + 1}"
-    return text + " (a double: three toes to fill)" if match == expose else text
+    if place.role == Role.ARM:
+        return f"on the centre {layout[0].match}-{layout[0].expose} (arm {place.arm + 1})"
+    if place.role == Role.TOE:  # R10: the toes of the newest double still short of three
+        d = layout[place.parent]
+        toe = 1 + sum(1 for p in layout[1:] if p.parent == place.parent)
+        return f"as toe {toe} of the {d.match}-{d.expose} (arm {place.arm + 1})"
+    text = f"on arm {place.arm + 1}"
+    return text + " (a double: three toes to fill)" if place.role == Role.DOUBLE else text
 
 
 def _last_drawn(game: Game, seat: int) -> Tile | None:
@@ -236,7 +230,8 @@ class FrameBuilder:
     of ``chickenfoot play --web`` for a game in progress): ``rounds`` (per round, every tile's pose
     in the order played, and the table's bounds) and ``frames`` (per position: the round, how many
     of its tiles lie on the table, free ends, empty and forced slots, hands, whose turn, the move,
-    scores). With ``viewer`` set, the other seats' hands are sent as blanks (``[-1, -1]``)."""
+    scores, and the part of the table to show, :func:`cf_env.scene.stepped_view`). With ``viewer``
+    set, the other seats' hands are sent as blanks (``[-1, -1]``)."""
 
     def __init__(self, viewer: int | None = None) -> None:
         self.viewer = viewer
@@ -244,16 +239,19 @@ class FrameBuilder:
         self.frames: list[dict[str, Any]] = []
         self._cache: list = []
         self._cache_round = -1
+        self._seen: tuple[float, float, float, float] | None = None  # what the round has covered so far
 
     def add(self, game: Game, text: str) -> dict[str, Any]:
-        from cf_env.scene import scene_of
+        from cf_env.scene import arm_label_points, scene_of, seen_bounds, stepped_view
 
         r = game.round_index
         if r != self._cache_round:
-            self._cache, self._cache_round = [], r
+            self._cache, self._cache_round, self._seen = [], r, None
         scene = scene_of(game, self._cache)
+        self._seen = seen_bounds(scene.bounds, self._seen)
         while len(self.rounds) <= r:
-            self.rounds.append({"tiles": [], "bounds": [0, 0, 0, 0]})
+            arms = [[_r(x), _r(y)] for x, y in arm_label_points(game.config.center_arms)]
+            self.rounds.append({"tiles": [], "bounds": [0, 0, 0, 0], "arms": arms})
         known = self.rounds[r]["tiles"]
         for t in scene.tiles[len(known):]:
             known.append([t.match, t.expose, _r(t.x), _r(t.y), _r(t.angle), t.player])
@@ -268,7 +266,7 @@ class FrameBuilder:
             "ghosts": [[_r(g.x), _r(g.y), _r(g.angle), int(g.forced)] for g in scene.ghosts],
             "hands": hands, "bone": scene.boneyard, "cur": scene.current, "text": text, "pend": scene.pending,
             "scores": scene.round_scores, "totals": scene.totals, "win": scene.winners, "over": scene.over,
-            "drawn": drawn,
+            "drawn": drawn, "view": [_r(v) for v in stepped_view(self._seen)],
         }
         self.frames.append(frame)
         return frame
@@ -300,30 +298,34 @@ def write_html(record: dict[str, Any], path: str | Path, title: str | None = Non
 def write_gif(record: dict[str, Any], path: str | Path, ms_per_step: int = 600, unit: int = 18,
               every: int = 1) -> Path:
     """An animated GIF of the replay (Pillow), one frame per ``every`` steps (and the last), in
-    the ``rgb_array`` picture's geometry with the move written under the header."""
+    the ``rgb_array`` picture's geometry with the move written under the header. Every frame has
+    one size (the largest table of the game at ``unit`` pixels per half-tile); the table fills it,
+    zooming stepwise as the layout grows (:func:`cf_env.scene.stepped_view`), so early steps are
+    not lost in an empty board and tiles stay put between the zoom's steps."""
     from PIL import Image
 
     from cf_env.render import render_rgb
+    from cf_env.scene import scene_of, seen_bounds, stepped_view
 
-    pictures = []
-    cache: list = []
-    cache_round = -1
-    steps = list(range(0, len(record["game"]["actions"]) + 1, max(1, every)))
     last = len(record["game"]["actions"])
+    keep = set(range(0, last + 1, max(1, every))) | {last}
+    shots: list[tuple[Game, str, tuple[float, float, float, float]]] = []
+    cache: list = []
+    cache_round, seen = -1, None
     for step, text, game in replay_steps(record):
-        if step not in steps and step != last:
-            continue
         if game.round_index != cache_round:
-            cache, cache_round = [], game.round_index
-        pictures.append(Image.fromarray(render_rgb(game, unit=unit, names=record["players"], caption=text,
-                                                   cache=cache)))
-    width = max(p.width for p in pictures)
-    height = max(p.height for p in pictures)
-    framed = []
-    for p in pictures:
-        canvas = Image.new("RGB", (width, height), (34, 110, 60))
-        canvas.paste(p, (0, 0))
-        framed.append(canvas.quantize(colors=64))
+            cache, cache_round, seen = [], game.round_index, None
+        seen = seen_bounds(scene_of(game, cache).bounds, seen)
+        if step in keep:
+            shots.append((game.clone(), text, stepped_view(seen)))
+    largest = max(max(v[2] - v[0], v[3] - v[1]) for _, _, v in shots) + 2.0
+    width = max(int(largest * unit), 16 * unit + 200)
+    probe = render_rgb(shots[0][0], unit=unit, names=record["players"], caption=shots[0][1], view=shots[0][2])
+    header = probe.shape[0] - int((shots[0][2][3] - shots[0][2][1] + 2.0) * unit)
+    height = header + 2 * unit + int(largest * unit)  # room for the closing banner too
+    framed = [Image.fromarray(render_rgb(game, unit=unit, names=record["players"], caption=text, view=view,
+                                         size=(width, height))).quantize(colors=64)
+              for game, text, view in shots]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     framed[0].save(path, save_all=True, append_images=framed[1:], duration=ms_per_step, loop=0, optimize=True)

@@ -11,7 +11,9 @@ Keys: ``→``/``←`` next/previous step, ``↓``/``↑`` (or PageDown/PageUp) n
 space play/pause, Home/End first/last step. The address holds ``#step=N`` (the position after the
 record's first N actions): the page opens there and keeps it in step. With ``"live": true`` in its
 data (``chickenfoot play --web``) it asks its local server for the game (``GET state``) and sends
-your moves (``POST move``), showing your legal moves as buttons; the same keys review the game so far. Each tile on the table is a
+your moves (``POST move``), showing your legal moves as buttons (pointing at or focusing one
+outlines its slot on the table, a ``.target``); the same keys review the game so far. Centre arms
+carry their numbers (``.armlabel``, from 1, as the moves say). Each tile on the table is a
 ``<g class="tile" data-placed="a-b">`` (``a`` the end that touches its neighbour, ``b`` the free
 end), so tests can count and read them.
 """
@@ -68,6 +70,8 @@ PAGE = r"""<!DOCTYPE html>
   .ghost rect { fill: none; stroke: #c8e1c8; stroke-width: 0.04; stroke-dasharray: 0.12 0.1; }
   .ghost.forced rect { stroke: var(--forced); stroke-width: 0.08; stroke-dasharray: none; }
   .back rect { fill: #35506a; stroke: #1c2c3a; stroke-width: 0.05; }
+  .armlabel { fill: #d8ecd8; font-size: 0.5px; font-weight: 700; text-anchor: middle; dominant-baseline: central; }
+  .target rect { fill: rgba(255, 226, 120, 0.35); stroke: #ffe278; stroke-width: 0.1; }
 </style>
 </head>
 <body>
@@ -166,12 +170,16 @@ function domino(parent, a, b, x, y, angle, opts) {
 function drawBoard(f) {
   const board = document.getElementById("board");
   board.replaceChildren();
-  const round = R[f.r], b = round.bounds, m = 1.2;
+  const round = R[f.r], b = f.view || round.bounds, m = 0.6;  // the view fits the table, stepwise
   board.setAttribute("viewBox", `${b[0] - m} ${b[1] - m} ${b[2] - b[0] + 2 * m} ${b[3] - b[1] + 2 * m}`);
   for (const [x, y, angle, forced] of f.ghosts) {
     const g = el("g", {class: forced ? "ghost forced" : "ghost", transform: `translate(${x} ${y}) rotate(${angle})`}, board);
     el("rect", {x: -0.96, y: -0.46, width: 1.92, height: 0.92, rx: 0.12}, g);
   }
+  (round.arms || []).forEach(([x, y], k) => {  // arms are numbered from 1, as the moves say
+    const label = el("text", {class: "armlabel", x: x, y: y, "data-arm": k + 1}, board);
+    label.textContent = k + 1;
+  });
   const free = new Set(f.open);
   for (let i = 0; i < f.n; i++) {
     const [a, b2, x, y, angle, player] = round.tiles[i];
@@ -322,12 +330,24 @@ function drawMoves(data) {
       button.dataset.action = move.action;
       button.textContent = move.text;
       button.onclick = () => send(move.action);
+      if (move.slot) {  // pointing at or focusing a move shows where it would go
+        button.onmouseenter = button.onfocus = () => target(move.slot);
+        button.onmouseleave = button.onblur = () => target(null);
+      }
       box.appendChild(button);
     }
   } else if (F.length && F[LAST].over) {
     box.innerHTML = 'Game over. <a href="record" download="chickenfoot-game.json">Download the record</a> ' +
       "(chickenfoot replay FILE).";
   }
+}
+function target(slot) {
+  const board = document.getElementById("board");
+  for (const old of board.querySelectorAll(".target")) old.remove();
+  if (!slot) return;
+  const [x, y, angle] = slot;
+  const g = el("g", {class: "target", transform: `translate(${x} ${y}) rotate(${angle})`}, board);
+  el("rect", {x: -1.05, y: -0.55, width: 2.1, height: 1.1, rx: 0.14}, g);
 }
 function receive(data) {
   setData(data);

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from cf_env.engine import Game, Role
 
-__all__ = ["Ghost", "Scene", "TilePose", "layout_poses", "scene_of"]
+__all__ = ["VIEW_STEP", "Ghost", "Scene", "TilePose", "arm_label_points", "layout_poses", "play_pose", "scene_of",
+           "seen_bounds", "stepped_view"]
 
 _GAP = 0.12  # between touching tiles
 _TOE_ANGLES = (0.0, -45.0, 45.0)  # first, second, third toe, relative to the double's line
@@ -141,7 +142,18 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return True
 
 
-def _pose(start: tuple[float, float], line: float, double: bool) -> _Node:
+def _pose(start: tuple[float, float], line: float, double: bool, clear_of: _Node | None = None) -> _Node:
+    """The tile laid from ``start`` along ``line``; with ``clear_of`` (the double it leaves), moved
+    out along its line until it no longer covers that double (a toe or an arm may touch its
+    double, never lie on it)."""
+    if clear_of is not None:
+        parent = _rect(clear_of.x, clear_of.y, clear_of.angle)
+        dx, dy = _direction(line)
+        for _ in range(40):  # 0.05 a step: at most two half-tiles out
+            cx, cy, _, _ = _place(start, line, double)
+            if not _overlap(_rect(cx, cy, line + (90.0 if double else 0.0)), parent):
+                break
+            start = (start[0] + 0.05 * dx, start[1] + 0.05 * dy)
     cx, cy, tx, ty = _place(start, line, double)
     return _Node(cx, cy, line + (90.0 if double else 0.0), line, (tx, ty), double)
 
@@ -171,8 +183,9 @@ def _grow(layout: list, arms: int, nodes: list[_Node]) -> list[_Node]:
             else:
                 line, start = parent.line, parent.tip
             best = -1
+            below = parent if parent.double else None
             for turn in _CANDIDATE_TURNS:  # the first free spot, else the least crowded one
-                candidate = _pose(start, line + turn, double)
+                candidate = _pose(start, line + turn, double, below)
                 rect = _rect(candidate.x, candidate.y, candidate.angle)
                 clashes = sum(_overlap(rect, other) for j, other in enumerate(rects) if j != p.parent)
                 if best < 0 or clashes < best:
@@ -209,7 +222,7 @@ def layout_poses(game: Game, cache: list | None = None) -> tuple[list[TilePose],
     for k in range(cfg.center_arms):
         if k not in arms_taken:
             line, start = _arm_start(k, cfg.center_arms)
-            g = _pose(start, line, False)
+            g = _pose(start, line, False, nodes[0])
             ghosts.append(Ghost(g.x, g.y, g.angle, layout[0].expose, 0, forced_arms))
     toe_value = pending.value if pending is not None and pending.role == Role.TOE else -1
     newest = max((i for i in range(1, len(layout)) if nodes[i].double and kids[i] < 3
@@ -218,9 +231,32 @@ def layout_poses(game: Game, cache: list | None = None) -> tuple[list[TilePose],
         if nodes[i].double:
             for k in range(kids[i], 3):
                 line, start = _toe_start(nodes[i].tip, nodes[i].line, k)
-                g = _pose(start, line, False)
+                g = _pose(start, line, False, nodes[i])
                 ghosts.append(Ghost(g.x, g.y, g.angle, layout[i].expose, i, i == newest))
     return poses, ghosts
+
+
+def play_pose(game: Game, action: int, cache: list | None = None) -> TilePose:
+    """Where the legal play ``action`` would lie on the table, before it is made (the engine's
+    :meth:`~cf_env.engine.Game.placement_of`, in this module's geometry): what a move button
+    points at. ``cache`` as in :func:`layout_poses`; it is not extended by the hypothetical tile."""
+    layout = game.layout()
+    place = game.placement_of(action)
+    start = cache if cache is not None and len(cache) <= len(layout) else []
+    node = _grow([*layout, place], game.config.center_arms, start)[-1]
+    return TilePose(len(layout), place.match, place.expose, node.x, node.y, node.angle, node.double, place.player,
+                    int(place.role))
+
+
+def arm_label_points(arms: int) -> list[tuple[float, float]]:
+    """Where the picture writes each centre arm's number (1 ... ``arms``): beside the arm's first
+    tile, on its clockwise side."""
+    points = []
+    for k in range(arms):
+        line, (sx, sy) = _arm_start(k, arms)
+        dx, dy = _direction(line)
+        points.append((sx + 1.1 * dx - 0.95 * dy, sy + 1.1 * dy + 0.95 * dx))
+    return points
 
 
 def _bounds(tiles: list[TilePose], ghosts: list[Ghost]) -> tuple[float, float, float, float]:
@@ -234,6 +270,32 @@ def _bounds(tiles: list[TilePose], ghosts: list[Ghost]) -> tuple[float, float, f
     if not xs:
         return (-1.0, -1.0, 1.0, 1.0)
     return min(xs), min(ys), max(xs), max(ys)
+
+
+VIEW_STEP = 4.0  #: the table's view grows in steps of this many half-tiles
+_VIEW_BASE = (-VIEW_STEP, -VIEW_STEP, VIEW_STEP, VIEW_STEP)  # the smallest view: the centre and its first tiles
+
+
+Bounds = tuple[float, float, float, float]
+
+
+def seen_bounds(bounds: Bounds, seen: Bounds | None) -> Bounds:
+    """``bounds`` joined with ``seen``, what earlier positions of the round covered (``None`` at
+    a round's start): the view of a round never shrinks."""
+    if seen is None:
+        return bounds
+    return min(bounds[0], seen[0]), min(bounds[1], seen[1]), max(bounds[2], seen[2]), max(bounds[3], seen[3])
+
+
+def stepped_view(bounds: Bounds) -> Bounds:
+    """The part of the table a picture shows for ``bounds`` (what the round has covered so far,
+    :func:`seen_bounds`) and the centre's neighbourhood, widened to whole :data:`VIEW_STEP` steps.
+    The view fits the tiles on the table from the first move on and changes only when
+    they outgrow it (stepwise, never shrinking within a round), so tiles stay put between the
+    steps of the zoom."""
+    x0, y0, x1, y1 = seen_bounds(bounds, _VIEW_BASE)
+    return (math.floor(x0 / VIEW_STEP) * VIEW_STEP, math.floor(y0 / VIEW_STEP) * VIEW_STEP,
+            math.ceil(x1 / VIEW_STEP) * VIEW_STEP, math.ceil(y1 / VIEW_STEP) * VIEW_STEP)
 
 
 def pending_text(game: Game) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 
 from cf_env import Game, ObservationEncoder, RulesConfig, action_to_string
 from cf_env.replay import FrameBuilder, describe_step, game_record, landing, opening_text
+from cf_env.scene import play_pose
 from chickenfoot.play import Table
 
 __all__ = ["LiveGame", "serve"]
@@ -63,10 +64,14 @@ class LiveGame:
         moves = []
         for a in game.legal_actions():
             text = action_to_string(a, self.config.max_pip)
+            move: dict[str, Any] = {"action": int(a)}
             if ">" in text:
                 m, x = text.split(">")
                 text = f"{m}-{x} {landing(game, a)}"
-            moves.append({"action": int(a), "text": text})
+                pose = play_pose(game, a)
+                move["slot"] = [round(pose.x, 2), round(pose.y, 2), round(pose.angle, 2)]
+            move["text"] = text
+            moves.append(move)
         return moves
 
     def state(self, error: str | None = None) -> dict[str, Any]:

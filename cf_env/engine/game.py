@@ -698,6 +698,27 @@ class Game:
         """Seats that share the win (R16); empty until the game is over."""
         return list(self._winners)
 
+    def placement_of(self, action: int) -> Placement:
+        """Where the legal play ``action`` of :attr:`current_player` would lie, before it is made:
+        the :class:`Placement` that :meth:`layout` will end with after ``apply(action)`` (R8-R10:
+        a forced slot first, else the open end of that value that has been open longest; the
+        same rule as ``_play``, which keeps it inline for speed; the tests hold the two equal).
+        Raises :class:`IllegalActionError` for anything but a legal play."""
+        a = self._coerce(action)
+        if a < 0 or a >= self._draw or not self._legal >> a & 1:
+            raise IllegalActionError(f"action {action!r} is not a legal play now: no tile to place")
+        t = self._t
+        m, x = t.match[a], t.expose[a]
+        layout = self._layout
+        if self._pend:
+            parent, role = self._pend_parent, self._pend_role
+            arm = (self._arms - self._pend) if role == _ARM else (layout[parent] >> _L_ARM & _ARM_MASK) - 1
+        else:
+            parent = self._end_nodes[m][0]
+            arm = (layout[parent] >> _L_ARM & _ARM_MASK) - 1
+            role = _DOUBLE if m == x else _LINE
+        return Placement(m, x, parent, arm, Role(role), self._cur)
+
     def layout(self) -> list[Placement]:
         """Every tile on this round's layout, in the order played; index 0 is the centre double."""
         return [_unpack_placement(v) for v in self._layout]

@@ -104,3 +104,15 @@ def test_page_is_self_contained(browser, page):
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     assert re.findall(r"https?://[^\s\"'<]+", text) == ["http://www.w3.org/2000/svg"] * len(
         re.findall(r"https?://[^\s\"'<]+", text))
+
+
+def test_the_board_fits_the_tiles_on_the_table(browser, page, short_record):
+    """Early steps are not lost in the whole round's table: the layout fills the view."""
+    fill = []
+    for step in (1, 4, 10):
+        browser.get("about:blank")
+        browser.get(page.as_uri() + f"#step={step}")
+        fill.append(browser.execute_script("""
+            const board = document.getElementById("board"), box = board.getBBox(), view = board.viewBox.baseVal;
+            return Math.max(box.width / view.width, box.height / view.height);"""))
+    assert min(fill) > 0.5, fill

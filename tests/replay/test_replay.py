@@ -133,6 +133,10 @@ def test_feet_are_drawn_as_feet_and_tiles_do_not_pile_up():
             positions += 1
             crowded += any(_overlap(rects[i], rects[j]) for j in range(len(rects)) for i in range(j)
                            if layout[j].parent != i)
+            # a toe or an arm may touch its double, never cover it
+            on_double = [j for j in range(1, len(rects)) if poses[layout[j].parent].double
+                         and _overlap(rects[layout[j].parent], rects[j])]
+            assert not on_double, [(layout[j], layout[layout[j].parent]) for j in on_double]
             game.apply(int(rng.choice(game.legal_actions())))
     assert positions > 500 and crowded <= 0.03 * positions, (crowded, positions)
 
@@ -279,3 +283,48 @@ def test_forced_slots_are_counted_in_words():
     words = set(seen.values())
     assert any(w.startswith("1 toe on ") for w in words) or any(w.startswith("1 centre arm on ") for w in words)
     assert all(("toes" in w or "arms" in w) == (not w.startswith("1 ")) for w in words)
+
+
+def test_the_view_fits_the_table_and_grows_in_steps(short_record):
+    from cf_env.scene import VIEW_STEP
+
+    data = frames(short_record)
+    previous: dict[int, list[float]] = {}
+    for step, _, game in replay_steps(short_record):
+        f = data["frames"][step]
+        view, bounds = f["view"], scene_of(game).bounds
+        assert view[0] <= bounds[0] + 0.01 and view[1] <= bounds[1] + 0.01
+        assert view[2] >= bounds[2] - 0.01 and view[3] >= bounds[3] - 0.01  # everything on the table is in view
+        before = previous.get(f["r"])
+        if before is not None:  # within a round it never shrinks, and changes only by whole steps
+            assert view[0] <= before[0] and view[1] <= before[1] and view[2] >= before[2] and view[3] >= before[3]
+            for a, b in zip(view, before):
+                assert a == b or abs(a - b) % VIEW_STEP < 0.01 or abs(a - b) % VIEW_STEP > VIEW_STEP - 0.01
+        previous[f["r"]] = view
+    first, last_of_round = data["frames"][1]["view"], previous[0]
+    area = lambda v: (v[2] - v[0]) * (v[3] - v[1])  # noqa: E731
+    assert area(first) * 2 < area(last_of_round)  # the first moves are not lost in the whole round's table
+
+
+def test_gif_frames_are_filled_and_captions_stay_inside(short_record, tmp_path):
+    from cf_env.render import render_rgb, seat_labels
+
+    small = json.loads(json.dumps(short_record))
+    small["game"]["actions"] = small["game"]["actions"][:25]
+    with Image.open(write_gif(small, tmp_path / "game.gif")) as gif:
+        sizes = set()
+        for k in (1, 12, 25):
+            gif.seek(k)
+            picture = np.asarray(gif.convert("RGB"))
+            sizes.add(picture.shape)
+            table = picture[picture.shape[0] // 4:]  # below the header
+            cols = np.flatnonzero((np.abs(table.astype(int) - (34, 110, 60)).sum(-1) > 60).any(axis=0))
+            assert cols.size and cols[-1] - cols[0] > 0.4 * picture.shape[1], k  # the table fills the width
+        assert len(sizes) == 1
+    game = Game(RulesConfig(rounds=1), seed=2)
+    caption = "player_2 (heuristic) plays 9-4 on arm 3; " * 8
+    picture = render_rgb(game, unit=18, names=["heuristic", "greedy", "heuristic", "random"], caption=caption)
+    caption_ink = np.all(picture == (255, 240, 200), axis=-1)
+    assert caption_ink.any() and not caption_ink[:, -6:].any()  # wrapped, not cut at the edge
+    assert seat_labels(["heuristic", "heuristic"], 2) == ["player_0 (heuristic)", "player_1 (heuristic)"]
+    assert seat_labels(None, 2) == ["player_0", "player_1"]

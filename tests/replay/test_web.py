@@ -95,3 +95,40 @@ def test_play_web_says_when_the_port_is_taken():
         result = CliRunner().invoke(main, ["play", "--web", "--no-browser", "--port", str(port), "--players", "2",
                                            "--opponents", "greedy", "--max-pip", "4", "--hand-size", "4"])
     assert result.exit_code != 0 and "choose another --port" in result.output
+
+
+def test_arms_are_labelled_and_a_move_shows_its_slot(browser, served):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    live, url = served
+    browser.get(url)
+    wait = WebDriverWait(browser, 10)
+    checked = 0
+    while not live.game.is_over and checked < 4:
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves button.move"))
+        labels = browser.find_elements(By.CSS_SELECTOR, "#board text.armlabel")
+        assert [e.text for e in labels] == [str(k + 1) for k in range(live.config.center_arms)]
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
+        plays = [b for b in buttons if "arm" in b.text]  # a play says where it goes; draw and pass do not
+        if not plays:
+            buttons[0].click()
+            continue
+        button = plays[0]
+        ActionChains(browser).move_to_element(button).perform()  # pointing at it
+        target = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board g.target"))[0]
+        where = target.get_attribute("transform")
+        ActionChains(browser).move_by_offset(0, 300).perform()  # pointing away clears it
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#board g.target"))
+        browser.execute_script("arguments[0].focus()", button)  # the keyboard's way: focus shows it too
+        assert browser.find_element(By.CSS_SELECTOR, "#board g.target").get_attribute("transform") == where
+        rounds = live.game.rounds_finished
+        nodes = len(live.game.layout())
+        button.click()
+        wait.until(lambda d: shown_step(d) == len(live.frames.frames) - 1 and len(live.game.actions()) > 0)
+        if live.game.rounds_finished == rounds:  # the tile lies where the button pointed
+            placed = browser.find_element(By.CSS_SELECTOR, f'#board g.tile[data-node="{nodes}"]')
+            assert placed.get_attribute("transform") == where
+            checked += 1
+    assert checked >= 1
