@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/env.py
 	$(PY) benchmarks/search.py --speed
 	$(PY) benchmarks/openspiel.py
+	$(PY) benchmarks/eval_workers.py --runs 1 --deal-sets 40
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
