@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cf_env import OBSERVATION_VERSION, ChickenFootError, RulesConfig, __version__
+from cf_env.observation import VERSIONS
 
 __all__ = ["ACTION_ENCODING", "CHECKPOINT_FORMAT", "CheckpointError", "atomic_write", "load_checkpoint", "save_checkpoint",
            "check_compatible"]
@@ -37,7 +38,7 @@ def save_checkpoint(path: str | Path, payload: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {
         "format": CHECKPOINT_FORMAT,
-        "observation_version": OBSERVATION_VERSION,
+        "observation_version": OBSERVATION_VERSION,  # a payload's own (its network's) wins
         "action_encoding": ACTION_ENCODING,
         "package_version": __version__,
         **payload,
@@ -83,6 +84,7 @@ def model_payload(model: Any, rules: RulesConfig, train_step: int, train_config:
     """The weights-only payload of an :class:`agents.torch_policy.ActorCritic` (what
     ``TorchAgent.from_checkpoint`` and ``chickenfoot eval`` read); every trainer writes this."""
     return {"model": model.state_dict(), "model_kwargs": model.kwargs(), "rules": rules.to_dict(),
+            "observation_version": int(getattr(model, "observation_version", OBSERVATION_VERSION)),
             "num_actions": rules.num_actions, "train_step": int(train_step), "train_config": dict(train_config)}
 
 
@@ -108,10 +110,10 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     missing = [k for k in ("model", "model_kwargs", "rules", "observation_version", "num_actions") if k not in data]
     if missing:
         raise CheckpointError(f"{path} lacks the fields {missing}")
-    if data["observation_version"] != OBSERVATION_VERSION:
+    if data["observation_version"] not in VERSIONS:
         raise CheckpointError(
-            f"{path} was trained on observation layout v{data['observation_version']}, this package encodes "
-            f"v{OBSERVATION_VERSION}; retrain or use the package version {data.get('package_version')}"
+            f"{path} was trained on observation layout v{data['observation_version']}, this package reads "
+            f"{', '.join(f'v{v}' for v in VERSIONS)}; retrain or use the package version {data.get('package_version')}"
         )
     if data.get("action_encoding", ACTION_ENCODING) != ACTION_ENCODING:
         raise CheckpointError(f"{path} uses another action encoding: {data.get('action_encoding')!r}")

@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.spec import AgentSpecError
 from cf_env import ObservationEncoder, RulesConfig
+from cf_env.observation import VERSIONS
 
 __all__ = ["SB3Agent", "SB3ModelError", "UntrustedFileError"]
 
@@ -71,11 +72,8 @@ def _safe_objects(path: Path, config: RulesConfig) -> dict[str, Any]:
         raise UntrustedFileError(
             f"{path} stores {unknown} as pickles, and unpickling an untrusted file can run arbitrary code; "
             f"if you made this file or trust it, load it with the spec 'sb3+trust:{path}'")
-    encoder = ObservationEncoder(config)
     shape = _readable(data.get("observation_space"), "_shape")
-    expected = (encoder.size,)
-    if shape is not None and tuple(shape) != expected:
-        raise SB3ModelError(f"{path} was trained on observations of shape {tuple(shape)}, these rules give {expected}")
+    encoder = _encoder_for(shape, config, path)
     n = _readable(data.get("action_space"), "n")
     if n is not None and n != config.num_actions:
         raise SB3ModelError(f"{path} has {n} actions, these rules have {config.num_actions}")
@@ -89,6 +87,19 @@ def _safe_objects(path: Path, config: RulesConfig) -> dict[str, Any]:
         "ep_info_buffer": None, "ep_success_buffer": None,
     }
     return {k: rebuilt[k] for k in pickled}
+
+
+def _encoder_for(shape: Any, config: RulesConfig, path: Path) -> ObservationEncoder:
+    """The encoder of the observation version a model of observation ``shape`` was trained on
+    (the newest when the shape is not recorded)."""
+    if shape is None:
+        return ObservationEncoder(config)
+    for version in reversed(VERSIONS):
+        encoder = ObservationEncoder(config, version)
+        if tuple(shape) == (encoder.size,):
+            return encoder
+    sizes = {f"v{v}": ObservationEncoder(config, v).size for v in VERSIONS}
+    raise SB3ModelError(f"{path} was trained on observations of shape {tuple(shape)}, these rules give {sizes}")
 
 
 class SB3Agent:
@@ -109,15 +120,13 @@ class SB3Agent:
                              f"{str(exc).splitlines()[0][:300]}") from None
         self.config = config
         self.name = name or f"sb3:{path}"
-        expected = (ObservationEncoder(config).size,)
-        shape = self.model.observation_space.shape
-        if shape != expected:
-            raise SB3ModelError(f"{path} was trained on observations of shape {shape}, these rules give {expected}")
+        self.encoder = _encoder_for(self.model.observation_space.shape, config, path)
         if self.model.action_space.n != config.num_actions:
             raise SB3ModelError(f"{path} has {self.model.action_space.n} actions, these rules have {config.num_actions}")
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)
-        action, _ = self.model.predict(observation["observation"], action_masks=mask,
+        obs = self.encoder.select(observation["observation"])  # a model trained on an older version reads its part
+        action, _ = self.model.predict(obs, action_masks=mask,
                                        deterministic=True)
         return int(action)

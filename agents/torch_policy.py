@@ -16,9 +16,10 @@ from torch import nn
 from agents.base import legal_actions
 from agents.checkpoint import CheckpointError, check_compatible, load_checkpoint
 from agents.spec import DeviceError, check_device
-from cf_env import ObservationEncoder, RulesConfig
+from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
 
-__all__ = ["ActorCritic", "DeviceError", "TorchAgent", "observation_scale", "resolve_device"]
+__all__ = ["ActorCritic", "DeviceError", "TorchAgent", "model_from_checkpoint", "observation_scale",
+           "resolve_device", "widen_weights"]
 
 
 def resolve_device(device: str) -> str:
@@ -40,14 +41,15 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def observation_scale(config: RulesConfig) -> np.ndarray:
+def observation_scale(config: RulesConfig, version: int = OBSERVATION_VERSION) -> np.ndarray:
     """Per-feature divisors that bring every observation block to roughly [0, 1]."""
-    enc = ObservationEncoder(config)
+    enc = ObservationEncoder(config, version)
     scale = np.ones(enc.size, dtype=np.float32)
     per_block = {"open_ends": 4.0, "pending_count": 3.0, "hand_sizes": 10.0, "boneyard": float(config.num_tiles),
-                 "round": float(config.rounds), "scores": 3.0}
+                 "round": float(config.rounds), "scores": 3.0, "draws": 5.0, "void_draws": 3.0}
     for name, value in per_block.items():
-        scale[enc.slices[name]] = value
+        if name in enc.slices:
+            scale[enc.slices[name]] = value
     return scale
 
 
@@ -55,11 +57,21 @@ class ActorCritic(nn.Module):
     """MLP trunk, a policy head over every action id and a value head."""
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
-                 obs_scale: np.ndarray | None = None) -> None:
+                 obs_scale: np.ndarray | None = None, observation_version: int = OBSERVATION_VERSION,
+                 obs_index: np.ndarray | None = None) -> None:
         super().__init__()
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        self.observation_version = int(observation_version)
         scale = torch.ones(obs_dim) if obs_scale is None else torch.as_tensor(obs_scale, dtype=torch.float32)
         self.register_buffer("obs_scale", scale)
+        # A network trained on an older observation layout reads its features out of the newest
+        # one (ObservationEncoder.index); not saved: the checkpoint's version rebuilds it.
+        self.obs_index: torch.Tensor | None
+        if obs_index is None:
+            self.obs_index = None
+        else:
+            self.register_buffer("obs_index", torch.as_tensor(np.asarray(obs_index), dtype=torch.long),
+                                 persistent=False)
         layers: list[nn.Module] = []
         width = obs_dim
         for h in hidden:
@@ -78,7 +90,10 @@ class ActorCritic(nn.Module):
         nn.init.zeros_(self.value.bias)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
-        """The trunk's output for raw observations (scaled here); both heads read it."""
+        """The trunk's output for raw observations (scaled here); both heads read it. An older
+        version's network is given the newest observation and picks its own features out of it."""
+        if self.obs_index is not None and obs.shape[-1] != self.obs_dim:
+            obs = obs[..., self.obs_index]
         return self.trunk(obs / self.obs_scale)
 
     def heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -95,7 +110,48 @@ class ActorCritic(nn.Module):
         return logits, self.value(h).squeeze(-1)
 
     def kwargs(self) -> dict:
-        return {"obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(self.hidden)}
+        return {"obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(self.hidden),
+                "observation_version": self.observation_version}
+
+
+def model_from_checkpoint(data: dict, config: RulesConfig, path: str | Path = "checkpoint") -> ActorCritic:
+    """The :class:`ActorCritic` of loaded checkpoint ``data`` for games of ``config``, reading the
+    newest observation whatever version it was trained on (a v1 network picks its 229 features
+    out of v2's vector, see :meth:`ObservationEncoder.select`)."""
+    kwargs = dict(data["model_kwargs"])
+    kwargs["hidden"] = tuple(kwargs["hidden"])
+    version = int(kwargs.pop("observation_version", data["observation_version"]))
+    enc = ObservationEncoder(config, version)
+    if kwargs.get("obs_dim") != enc.size:
+        raise CheckpointError(f"{path}: the network reads {kwargs.get('obs_dim')} features, but observation v{version} "
+                              f"of this game has {enc.size}")
+    model = ActorCritic(**kwargs, observation_version=version,
+                        obs_index=enc.index if version != OBSERVATION_VERSION else None)
+    try:
+        model.load_state_dict(data["model"])
+    except (RuntimeError, KeyError) as exc:
+        raise CheckpointError(f"{path}: weights do not fit the recorded network: {exc}") from None
+    return model
+
+
+def widen_weights(old: ActorCritic, new: ActorCritic, config: RulesConfig) -> None:
+    """Copy an older observation version's network ``old`` into ``new`` (the newest version, same
+    hidden sizes) so that ``new`` plays exactly as ``old``: the first layer's columns of the old
+    features are copied to where those features sit now, the new features' columns are zero (they
+    start unused and training gives them weight). The warm start of the v2 networks."""
+    if old.hidden != new.hidden or old.num_actions != new.num_actions:
+        raise CheckpointError(f"cannot widen network {old.kwargs()} into {new.kwargs()}: hidden sizes and actions "
+                              f"must match")
+    index = ObservationEncoder(config, old.observation_version).index
+    state = {k: v.clone() for k, v in old.state_dict().items()}
+    first = next(k for k in state if k.endswith(".weight") and k.startswith("trunk."))
+    weight = torch.zeros(state[first].shape[0], new.obs_dim, dtype=state[first].dtype)
+    weight[:, torch.as_tensor(index)] = state[first]
+    state[first] = weight
+    scale = new.obs_scale.detach().clone()
+    scale[torch.as_tensor(index)] = state["obs_scale"]
+    state["obs_scale"] = scale
+    new.load_state_dict(state)
 
 
 class TorchAgent:
@@ -109,12 +165,15 @@ class TorchAgent:
         self.name = name
         self.deterministic = deterministic
         self.device = device
-        enc = ObservationEncoder(config)
+        enc = ObservationEncoder(config, model.observation_version)
         if model.obs_dim != enc.size or model.num_actions != config.num_actions:
             raise CheckpointError(
                 f"the network reads {model.obs_dim} features and scores {model.num_actions} actions, but "
-                f"this game has {enc.size} and {config.num_actions}"
+                f"this game has {enc.size} (observation v{enc.version}) and {config.num_actions}"
             )
+        if model.observation_version != OBSERVATION_VERSION and model.obs_index is None:
+            raise CheckpointError(f"a v{model.observation_version} network needs its obs_index to read v"
+                                  f"{OBSERVATION_VERSION} observations: build it with model_from_checkpoint")
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, config: RulesConfig | None = None, device: str = "cpu",
@@ -123,13 +182,7 @@ class TorchAgent:
         trained = RulesConfig.from_dict(data["rules"])
         if config is not None:
             check_compatible(data, config, path)
-        kwargs = dict(data["model_kwargs"])
-        kwargs["hidden"] = tuple(kwargs["hidden"])
-        model = ActorCritic(**kwargs)
-        try:
-            model.load_state_dict(data["model"])
-        except (RuntimeError, KeyError) as exc:
-            raise CheckpointError(f"{path}: weights do not fit the recorded network: {exc}") from None
+        model = model_from_checkpoint(data, config if config is not None else trained, path)
         return cls(model, config if config is not None else trained, name=name or str(path),
                    deterministic=deterministic, device=device)
 

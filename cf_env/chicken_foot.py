@@ -10,7 +10,7 @@
 | Agents             | 2 to 8+ (`num_players`, default 4)                          |
 | Action Shape       | (1,)                                                        |
 | Action Values      | Discrete(K*K + 2), K = max_pip + 1 (102 for double-nine)   |
-| Observation Shape  | (D,) float32 (229 for 4-player double-nine)                 |
+| Observation Shape  | (D,) float32 (513 for 4-player double-nine)                 |
 | Observation Values | [0, 1] flags; counts up to per-block bounds (see below)     |
 
 Chicken Foot is a domino game for two or more players over several rounds. Tiles are matched
@@ -24,7 +24,8 @@ and the lowest total after the last round wins. The rules are R1-R17 of docs/RUL
 The observation is a dict with an `'observation'` element, a flat seat-relative float32 vector
 described in :mod:`cf_env.observation` (`cf_env.ObservationEncoder(config).decode(vec)` gives
 named views: hand, layout, open ends per pip, forced slots, drawn tile, hand sizes, boneyard
-size, what each opponent could not match, round, scores), and an `'action_mask'`.
+size, what each opponent could not match, who played which tile, each seat's draws, the values
+each opponent has shown it lacks and the draws since, round, scores), and an `'action_mask'`.
 `observation_space["observation"]` is `Box(low, high)` with `(low, high) = encoder.bounds()`: 0/1
 for the flag blocks, and for the counts their largest possible value in this configuration
 (open ends per pip <= `max_pip`, forced slots <= `max(center_arms, 3)`, a hand <= the hand plus
@@ -62,10 +63,14 @@ An illegal action under `env()` (with `illegal_action="terminate"`) gives -1 to 
 ``` python
 cf_env.env(num_players=4, max_pip=9, hand_size=7, rounds=None, center_arms=4, draw_rule="one",
            double_blank_points=50, reward="win", points_scale=100.0, render_mode=None,
-           illegal_action="terminate")
+           illegal_action="terminate", history=False)
 ```
 
-The first seven are the `RulesConfig` fields (docs/RULES.md). `reset(seed, options={"deals": [...]})`
+The first seven are the `RulesConfig` fields (docs/RULES.md). `history=True` adds an entry
+`"history"` to every observation: the round's public events in order, an int16 array of
+`encoder.history_length()` rows `[seat relative to the observer, EventKind, action id, tile]`,
+the tile -1 where the observer may not see it (another seat's draw), rows after the last event
+all -1 (see `ObservationEncoder.history`); its space is `Box(-1, per-column maxima, int16)`. `reset(seed, options={"deals": [...]})`
 takes scripted per-round deals in the engine's format (`deals` is the only option: options that are
 not a mapping, or a near miss such as `"deal"`, raise `ConfigError`; any other key is ignored with a
 warning, as PettingZoo's `api_test` passes `{"options": 1}`); with fewer deals than rounds (or `None`
@@ -74,7 +79,8 @@ first round end on and `"totals"` and `"winners"` (agent names) at the end.
 
 ### Version History
 
-* v0: Initial release (observation layout version 1).
+* v0: Initial release (observation layout version 1); observation version 2 adds the round's
+  memory (who played what, draws, failures to match) and the optional `history` entry.
 """
 
 from __future__ import annotations
@@ -160,9 +166,10 @@ class raw_env(AECEnv, EzPickle):
         points_scale: float = 100.0,
         render_mode: str | None = None,
         illegal_action: str = "raise",
+        history: bool = False,
     ) -> None:
         EzPickle.__init__(self, num_players, max_pip, hand_size, rounds, center_arms, draw_rule,
-                          double_blank_points, reward, points_scale, render_mode, illegal_action)
+                          double_blank_points, reward, points_scale, render_mode, illegal_action, history)
         super().__init__()
         self.config = RulesConfig(max_pip=max_pip, num_players=num_players, hand_size=hand_size,
                                   rounds=rounds, center_arms=center_arms, draw_rule=draw_rule,
@@ -175,6 +182,9 @@ class raw_env(AECEnv, EzPickle):
             raise ConfigError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         if illegal_action not in ILLEGAL_MODES:
             raise ConfigError(f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}")
+        if not isinstance(history, bool):
+            raise ConfigError(f"history must be True or False, got {history!r}")
+        self.history = history
         self.reward_mode = reward
         self.points_scale = float(points_scale)
         self.render_mode = render_mode
@@ -185,10 +195,14 @@ class raw_env(AECEnv, EzPickle):
         self.encoder = ObservationEncoder(self.config)
         self.num_actions = self.config.num_actions
         low, high = self.encoder.bounds()
-        obs_space = spaces.Dict({
+        entries = {
             "observation": spaces.Box(low=low, high=high, dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
-        })
+        }
+        if history:
+            hlow, hhigh = self.encoder.history_bounds()
+            entries["history"] = spaces.Box(low=hlow, high=hhigh, dtype=np.int16)
+        obs_space = spaces.Dict(entries)
         act_space = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
@@ -265,6 +279,8 @@ class raw_env(AECEnv, EzPickle):
         obs = self.encoder.encode(game, seat)
         # _mask is None whenever the game has ended (normally or by an illegal action)
         mask = self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask
+        if self.history:
+            return {"observation": obs, "action_mask": mask, "history": self.encoder.history(game, seat)}
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:

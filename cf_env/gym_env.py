@@ -131,7 +131,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
                 raise IllegalActionError(f"action {action!r} is not legal; legal: {aec.game.legal_actions()}")
             self._over = True
             obs, info = self._result()
-            obs = {"observation": obs["observation"], "action_mask": np.zeros_like(obs["action_mask"])}
+            obs = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
             info["action_mask"] = obs["action_mask"]
             info["illegal_action"] = True
             return obs, -1.0, True, False, info

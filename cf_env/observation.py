@@ -2,7 +2,7 @@
 
 Seat-relative: every block that lists players starts with the observer and goes clockwise, so
 one policy serves every seat. With ``T = num_tiles``, ``K = max_pip + 1`` and ``n`` players
-(sizes for 4-player double-nine in brackets; D = 229):
+(sizes for 4-player double-nine in brackets; D = 513 in version 2, 229 in version 1):
 
 =================  ===========  =================================================================
 block              shape        content
@@ -15,33 +15,66 @@ block              shape        content
 ``unmatched``      (n-1, K)     for each opponent (clockwise from the observer's left), 1 for the
                                 pip values it could not match at its latest draw or forced pass
                                 this round
+``played`` v2      (n, T)       for each seat, 1 for each tile it placed this round (the starting
+                   [4, 55]      double counts for its holder)
+``void`` v2        (n-1, K)     for each opponent, 1 for each pip value it has failed to match at
+                                some draw or forced pass this round
 ``open_ends``      (K,) [10]    number of free open ends showing each pip value
 ``pending_count``  (1,)         forced slots still empty (0 when play is free)
 ``hand_sizes``     (n,) [4]     tiles in each hand, observer first, then clockwise
 ``boneyard``       (1,)         tiles left in the boneyard
 ``round``          (2,)         [0-based round index, rounds left after this one]
+``draws`` v2       (n,) [4]     tiles each seat drew this round (R6 search draws included)
+``void_draws`` v2  (n-1, K)     for each opponent and each ``void`` value, the tiles it has drawn
+                                since its latest failure facing that value, that failure's own
+                                draw included (0 after a forced pass; 0 where ``void`` is 0)
 ``scores``         (n,) [4]     cumulative points so far / ``SCORE_SCALE`` (100), observer first
 =================  ===========  =================================================================
 
-The first six blocks are 0/1 flags, the rest are counts. :meth:`ObservationEncoder.bounds` gives
-each element's largest possible value (the env's ``observation_space`` is built from it):
+**Why these four blocks are the round's memory (version 2).** What a player at the table can
+remember of the round is the order of events: who placed which tile, who drew, who passed, and
+what was open each time. For acting, and for guessing the hands, it reduces to this:
+
+* *who played what* (``played``): the tiles a seat placed say what it held and chose; which
+  seat placed a tile is what ``layout`` alone loses. Order within the round is left to the
+  ``history`` entry (``raw_env(history=True)``), for models that read sequences.
+* *what the failures say*: a seat that draws or passes with the values ``S`` open holds no tile
+  with a value in ``S`` at that moment; what it holds now with such a value it drew later. So
+  for each value ``v`` the whole constraint is "its tiles with ``v`` are among its last ``d``
+  draws", with ``d`` the draws since its latest failure facing ``v`` (``void_draws``; ``void``
+  tells "never failed on ``v``", no constraint, from ``d = 0``, surely none). An earlier failure
+  on ``v`` says less than the latest, so nothing else about failures needs remembering. The
+  failure's own draw is counted: it may have matched and been kept (R12); players that never
+  keep a playable tile hold no ``v`` while ``d <= 1``.
+* *how many tiles came from the boneyard* (``draws``): with ``hand_sizes`` and ``played``, how
+  much of a hand is dealt and how much drawn.
+
+``unmatched`` (version 1) stays: it is the latest failure alone, which ``void_draws`` cannot
+always tell apart from an earlier one. A version-1 vector is a selection of version 2's elements
+(:attr:`ObservationEncoder.index`), so networks trained on version 1 read version 2's vectors.
+
+The 0/1 blocks are flags, the rest are counts. :meth:`ObservationEncoder.bounds` gives each
+element's largest possible value (the env's ``observation_space`` is built from it):
 
 =================  =============================================================================
 block              upper bound (every block's lower bound is 0)
 =================  =============================================================================
-flags (6 blocks)   1
+flags (8 blocks)   1
 ``open_ends``      ``max_pip``: an end showing v is the free end of a distinct non-double tile
                    holding v, and the set has ``max_pip`` of those
 ``pending_count``  ``max(center_arms, 3)`` (R9 arms, R10 toes)
 ``hand_sizes``     ``T - (n - 1) * hand_size``: a hand plus the whole boneyard
 ``boneyard``       ``T - n * hand_size``
 ``round``          ``rounds - 1`` for both entries
+``draws``          ``T - n * hand_size``: every draw comes from the boneyard
+``void_draws``     ``T - n * hand_size``, as ``draws``
 ``scores``         ``rounds * (pips of the whole set + double_blank_points) / 100``
 =================  =============================================================================
 
 The vector holds everything public (docs/RULES.md R17) that decides legality, scoring and what can
 still be drawn, plus the observer's own hand; it never shows an opponent's tile or the
-boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (checkpoints store it).
+boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (checkpoints store it;
+``ObservationEncoder(config, version=1)`` still encodes version 1).
 """
 
 from __future__ import annotations
@@ -51,11 +84,13 @@ import struct
 import numba
 import numpy as np
 
-from cf_env.engine import Game, Role, RulesConfig, action_table
+from cf_env.engine import ConfigError, EventKind, Game, Role, RulesConfig, action_table
 
-__all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_FACTOR", "SCORE_SCALE"]
+__all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_FACTOR", "SCORE_SCALE", "VERSIONS"]
 
-OBSERVATION_VERSION = 1
+OBSERVATION_VERSION = 2
+VERSIONS = (1, 2)  #: the layouts this package encodes (a checkpoint of any of them loads)
+_V2_BLOCKS = ("played", "void", "draws", "void_draws")  #: the blocks version 2 added
 SCORE_SCALE = 100.0  # the ``scores`` block holds points / SCORE_SCALE
 SCORE_FACTOR = 1.0 / SCORE_SCALE  # what the encoders multiply by (0.01 exactly as the literal: 1/100 rounds to it)
 _MASK_CACHE_SIZE = 1 << 16
@@ -63,78 +98,147 @@ _ARM = int(Role.ARM)
 
 
 @numba.njit(cache=True, nogil=True)
-def _encode_kernel(buf: bytes, gather: np.ndarray, flag_bytes: int, size: int, num_totals: int) -> np.ndarray:
+def _encode_kernel(buf: bytes, gather: np.ndarray, flag_bytes: int, size: int, small: int, void_at: int,
+                   draws_at: int, void_draws_at: int, n: int, k: int) -> np.ndarray:
     """One observation from ``buf``: the flag bits (little-endian, ``flag_bytes`` long) gathered
-    into observation order, then the small counts one byte each, then the totals as uint32."""
+    into observation order; then ``small`` counts, one byte each; then, per opponent and pip value,
+    one byte ``1 + draws before its latest failure facing that value`` (0: none), which gives the
+    ``void`` flags and the ``void_draws`` counts; then the ``n`` totals as uint32."""
     out = np.empty(size, np.float32)
     nf = gather.shape[0]
     for i in range(nf):
         j = gather[i]
         out[i] = (np.int64(buf[j >> 3]) >> (j & 7)) & 1
-    small = size - nf - num_totals
+    q = flag_bytes
+    c = nf + (n - 1) * k  # the counts follow the flags and the void flags
     for i in range(small):
-        out[nf + i] = buf[flag_bytes + i]
-    q = flag_bytes + small
-    for i in range(num_totals):
+        out[c + i] = buf[q + i]
+    q += small
+    for i in range(n - 1):
+        drawn = np.int64(buf[flag_bytes + (draws_at - nf - (n - 1) * k) + i + 1])  # opponent i+1's draws
+        for v in range(k):
+            at = np.int64(buf[q + i * k + v])
+            out[void_at + i * k + v] = 1.0 if at else 0.0
+            out[void_draws_at + i * k + v] = drawn + 1 - at if at else 0.0
+    q += (n - 1) * k
+    for i in range(n):
         b = q + 4 * i
         v = np.int64(buf[b]) | np.int64(buf[b + 1]) << 8 | np.int64(buf[b + 2]) << 16 | np.int64(buf[b + 3]) << 24
-        out[size - num_totals + i] = v * SCORE_FACTOR  # float64 product, rounded once to float32 (as numpy would)
+        out[size - n + i] = v * SCORE_FACTOR  # float64 product, rounded once to float32 (as numpy would)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _history_kernel(codes: np.ndarray, observer: int, n: int, draw: int, pass_: int, action_tile: np.ndarray,
+                    out: np.ndarray) -> int:
+    """The round's events as ``observer`` may see them (R17) into the rows of ``out`` (already
+    filled with -1): ``[seat relative to the observer, kind, action, tile]``; returns the rows."""
+    r = 0
+    for i in range(codes.shape[0]):
+        v = codes[i]
+        kind = v & 7
+        player = (v >> 3) & 0xFF
+        payload = (v >> 11) & 0x3FF
+        if kind == 5:  # ROUND_END: not part of a round in play
+            continue
+        if kind == 4 and payload and player != observer:  # a kept playable draw looks like any draw
+            continue
+        out[r, 0] = (player - observer + n) % n
+        out[r, 1] = kind
+        if kind == 2:  # PLAY
+            out[r, 2] = payload
+            out[r, 3] = action_tile[payload]
+        elif kind == 3 or kind == 0:  # DRAW, SEARCH_DRAW: the tile only in the drawer's own view
+            if kind == 3:
+                out[r, 2] = draw
+            if player == observer:
+                out[r, 3] = payload
+        elif kind == 1:  # START
+            out[r, 3] = payload
+        elif kind == 4:  # PASS
+            out[r, 2] = pass_
+        r += 1
+    return r
 
 
 class ObservationEncoder:
     """Builds and decodes observation vectors for one :class:`RulesConfig`."""
 
-    def __init__(self, config: RulesConfig) -> None:
+    def __init__(self, config: RulesConfig, version: int = OBSERVATION_VERSION) -> None:
+        if version not in VERSIONS:
+            raise ConfigError(f"observation version {version!r} is not one this package encodes: {VERSIONS}")
         self.config = config
+        self.version = version
         n, k = config.num_players, config.max_pip + 1
         t = config.num_tiles
         self.num_actions = config.num_actions
-        self.blocks: dict[str, tuple[int, ...]] = {
+        latest: dict[str, tuple[int, ...]] = {
             "hand": (t,),
             "layout": (t,),
             "drawn": (t,),
             "pending_value": (k,),
             "pending_kind": (2,),
             "unmatched": (n - 1, k),
+            "played": (n, t),
+            "void": (n - 1, k),
             "open_ends": (k,),
             "pending_count": (1,),
             "hand_sizes": (n,),
             "boneyard": (1,),
             "round": (2,),
+            "draws": (n,),
+            "void_draws": (n - 1, k),
             "scores": (n,),
         }
-        self.slices: dict[str, slice] = {}
-        offset = 0
-        for name, shape in self.blocks.items():
-            size = int(np.prod(shape))
-            self.slices[name] = slice(offset, offset + size)
-            offset += size
-        self.size = offset
-        self.num_flags = self.slices["unmatched"].stop  # the 0/1 blocks come first
+        self._latest_slices = _slices(latest)
+        self.latest_size = self._latest_slices["scores"].stop
+        self.blocks = {name: shape for name, shape in latest.items() if name not in _V2_BLOCKS or version >= 2}
+        self.slices = _slices(self.blocks)
+        self.size = self.slices["scores"].stop
+        #: where each element of this version's vector sits in the newest version's vector: a
+        #: network trained on an older version reads ``latest[..., index]`` (:meth:`select`)
+        self.index = np.concatenate([np.arange(self._latest_slices[name].start, self._latest_slices[name].stop)
+                                     for name in self.blocks]).astype(np.intp)
         table = action_table(config.max_pip)
         self._table = table
         self._k, self._n, self._t = k, n, t
         self._rounds = config.rounds
-        # All 0/1 blocks are packed into one int per observation and unpacked in one go: the
-        # hand, layout and drawn tile as action bits at offsets 0, W, 2W (W = K*K); then the
-        # pending value (K bits), pending kind (2 bits) and each opponent's unmatched values.
+        # The 0/1 blocks (but ``void``) are packed into one int per observation and unpacked in one
+        # go: the hand, layout and drawn tile as action bits at offsets 0, W, 2W (W = K*K); the
+        # pending value (K bits), pending kind (2 bits), each opponent's unmatched values, then each
+        # seat's played tiles as action bits.
         w = k * k
         self._w = w
         self._pv_off = 3 * w
         self._pk_off = 3 * w + k
         self._um_off = 3 * w + k + 2
-        total_bits = self._um_off + (n - 1) * k
+        self._pl_off = self._um_off + (n - 1) * k
+        total_bits = self._pl_off + n * w
         self._flag_bytes = (total_bits + 7) // 8
         tile_action = np.array([lo * k + hi for lo, hi in zip(table.tile_low, table.tile_high)], dtype=np.intp)
         self._gather = np.concatenate([
             tile_action, w + tile_action, 2 * w + tile_action,
             self._pv_off + np.arange(k), self._pk_off + np.arange(2), self._um_off + np.arange((n - 1) * k),
+            *[self._pl_off + i * w + tile_action for i in range(n)],
         ]).astype(np.intp)
+        ls = self._latest_slices
+        self._small = ls["draws"].stop - ls["open_ends"].start
+        self._kernel_args = (self._flag_bytes, self.latest_size, self._small, ls["void"].start, ls["draws"].start,
+                             ls["void_draws"].start, n, k)
+        self._action_tile = np.array(table.action_tile, dtype=np.int64)
         self._mask_bytes = (table.num_actions + 7) // 8
         self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
         self._pack_totals = struct.Struct(f"<{n}I").pack  # the totals as little-endian uint32
         self._mask_cache: dict[int, np.ndarray] = {}
+
+    def select(self, latest: np.ndarray) -> np.ndarray:
+        """This version's observation (or batch ``(..., D)``) taken from the newest version's; the
+        identity (no copy) when this encoder is the newest version."""
+        latest = np.asarray(latest)
+        if latest.shape[-1] != self.latest_size:
+            raise ValueError(f"expected observations of the newest version (size {self.latest_size}), got shape "
+                             f"{latest.shape}")
+        return latest if self.version == OBSERVATION_VERSION else latest[..., self.index]
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """``(low, high)`` float32 vectors: every observation lies within them (see the module
@@ -150,9 +254,12 @@ class ObservationEncoder:
             "boneyard": t - n * h,
             "round": rounds - 1,
             "scores": np.float32(rounds * (set_pips + cfg.double_blank_points) * SCORE_FACTOR),  # as encode() rounds
+            "draws": t - n * h,
+            "void_draws": t - n * h,
         }
         for name, value in per_block.items():
-            high[self.slices[name]] = value
+            if name in self.slices:
+                high[self.slices[name]] = value
         return np.zeros(self.size, dtype=np.float32), high
 
     # -- bit helpers ---------------------------------------------------------------------------
@@ -176,7 +283,7 @@ class ObservationEncoder:
         """The observation of ``seat`` (its own hand, everything public)."""
         w = self._w
         (hands, played, current, drawn, pend, pend_val, pend_role, unmatched, ends, counts, bone, r,
-         totals) = game.state_view()
+         totals, played_by, draws, void_at) = game.state_view()
         flags = hands[seat] | played << w
         if current == seat and drawn >= 0:
             flags |= self._table.tile_bits[drawn] << (2 * w)
@@ -185,15 +292,55 @@ class ObservationEncoder:
             flags |= 1 << (self._pk_off + (0 if pend_role == _ARM else 1))
         off = self._um_off
         k = self._k
-        for p in self._opponents[seat]:
+        opponents = self._opponents[seat]
+        for p in opponents:
             flags |= unmatched[p] << off
             off += k
+        off = self._pl_off
+        flags |= played_by[seat] << off
+        for p in opponents:
+            off += w
+            flags |= played_by[p] << off
         # one bytes object for the numba kernel: flag bits, then the counts (every count fits a byte:
-        # the largest set, double-18, has 190 tiles), then the totals as uint32
+        # the largest set, double-18, has 190 tiles), the opponents' failures, then the totals as uint32
         buf = (flags.to_bytes(self._flag_bytes, "little")
-               + bytes((*ends, pend, *counts[seat:], *counts[:seat], bone, r, self._rounds - r - 1))
+               + bytes((*ends, pend, *counts[seat:], *counts[:seat], bone, r, self._rounds - r - 1,
+                        *draws[seat:], *draws[:seat]))
+               + b"".join([void_at[p] for p in opponents])
                + self._pack_totals(*totals[seat:], *totals[:seat]))
-        return _encode_kernel(buf, self._gather, self._flag_bytes, self.size, self._n)
+        out = _encode_kernel(buf, self._gather, *self._kernel_args)
+        return out if self.version == OBSERVATION_VERSION else out[self.index]
+
+    # -- the public history -------------------------------------------------------------------
+
+    def history_length(self) -> int:
+        """Rows of :meth:`history`: the most events a round can hold. A round has one START, at
+        most ``B = T - n * hand_size`` draws (the boneyard; R6 search draws included), at most as
+        many keeping PASSes, at most ``T - 1`` plays, and at most ``n - 1`` passes on an empty
+        boneyard in a row before a play (``n`` would mean nobody can play: the round is blocked,
+        R14), so ``1 + 2B + (T - 1) + (n - 1) * T``."""
+        cfg = self.config
+        t, n = cfg.num_tiles, cfg.num_players
+        b = t - n * cfg.hand_size
+        return 1 + 2 * b + (t - 1) + (n - 1) * t
+
+    def history_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` int16 arrays of :meth:`history`'s shape (every padding entry is -1)."""
+        length = self.history_length()
+        high = np.array([self._n - 1, int(EventKind.PASS), self.num_actions - 1, self._t - 1], dtype=np.int16)
+        return np.full((length, 4), -1, np.int16), np.broadcast_to(high, (length, 4)).copy()
+
+    def history(self, game: Game, seat: int) -> np.ndarray:
+        """The round in play's public events as ``seat`` sees them, in order, one row each:
+        ``[seat relative to the observer (0 = itself, then clockwise), EventKind, action id, tile
+        index]`` as int16, the action -1 for SEARCH_DRAW and START, the tile -1 where ``seat``
+        may not see it (another seat's drawn tile) and for DRAW and PASS; the same R17 hiding as
+        :meth:`Game.events` (a kept playable draw is left out of other seats' views). Rows after
+        the last event are -1 (padding); :meth:`history_length` rows in all."""
+        out = np.full((self.history_length(), 4), -1, np.int16)
+        _history_kernel(game.round_event_codes(), seat, self._n, self._table.draw, self._table.pass_,
+                        self._action_tile, out)
+        return out
 
     def observe(self, game: Game) -> dict[str, np.ndarray]:
         """What the seat to move acts on, as the env gives it: ``{"observation": encode(game,
@@ -207,3 +354,12 @@ class ObservationEncoder:
             raise ValueError(f"expected observations of size {self.size}, got shape {vector.shape}")
         lead = vector.shape[:-1]
         return {name: vector[..., self.slices[name]].reshape(lead + shape) for name, shape in self.blocks.items()}
+
+
+def _slices(blocks: dict[str, tuple[int, ...]]) -> dict[str, slice]:
+    out, offset = {}, 0
+    for name, shape in blocks.items():
+        size = int(np.prod(shape))
+        out[name] = slice(offset, offset + size)
+        offset += size
+    return out

@@ -76,6 +76,9 @@ class State(NamedTuple):
     cur: np.ndarray  #: (B,) seat to decide; -1 while a void game waits for a new deal
     drawn: np.ndarray  #: (B,) tile just drawn and playable (R12), -1 if none
     unmatched: np.ndarray  #: (B, n) bitmask of values each seat could not match (R17)
+    owner: np.ndarray  #: (B, T) seat that placed each tile on this round's layout, -1 if none
+    draws: np.ndarray  #: (B, n) tiles each seat drew this round (R6 search draws included)
+    void_at: np.ndarray  #: (B, n, K) 1 + draws before each seat's latest failure facing a value; 0 if none
     rnd: np.ndarray  #: (B,) round index
     totals: np.ndarray  #: (B, n) points so far
     round_scores: np.ndarray  #: (B, rounds, n)
@@ -118,11 +121,15 @@ class Offsets(NamedTuple):
     pending_value: int
     pending_kind: int
     unmatched: int
+    played: int
+    void: int
     open_ends: int
     pending_count: int
     hand_sizes: int
     boneyard: int
     round: int
+    draws: int
+    void_draws: int
     scores: int
 
 
@@ -181,8 +188,12 @@ if numba is not None:
                 hand[b, p, t] = 0
             count[b, p] = h
             s.unmatched[b, p] = 0
+            s.draws[b, p] = 0
+            for v in range(c.k):
+                s.void_at[b, p, v] = 0
         for t in range(c.t_count):
             s.played[b, t] = 0
+            s.owner[b, t] = -1
             s.bone[b, t] = s.deals[b, r, t]
         for v in range(c.k):
             s.ends[b, v] = 0
@@ -205,6 +216,7 @@ if numba is not None:
                 s.bone_pos[b] += 1
                 hand[b, p, t] = 1
                 count[b, p] += 1
+                s.draws[b, p] += 1
                 if t == st:
                     holder = p
                     break
@@ -212,6 +224,7 @@ if numba is not None:
         hand[b, holder, st] = 0
         count[b, holder] -= 1
         s.played[b, st] = 1
+        s.owner[b, st] = holder
         s.pend[b] = c.arms  # R9
         s.pend_val[b] = start
         s.pend_role[b] = ROLE_ARM
@@ -317,6 +330,7 @@ if numba is not None:
             t = c.tile_of_action[a]
             s.hand[b, p, t] = 0
             s.played[b, t] = 1
+            s.owner[b, t] = p
             if s.pend[b] > 0:
                 s.pend[b] -= 1
             else:
@@ -339,6 +353,8 @@ if numba is not None:
             s.count[b, p] += 1
             vals = _open_values(s, b)
             s.unmatched[b, p] = vals
+            _fail(b, p, vals, s, c)
+            s.draws[b, p] += 1
             lo = c.tile_lo[t]
             hi = c.tile_hi[t]
             if ((vals >> lo) & 1) or ((vals >> hi) & 1):
@@ -358,8 +374,17 @@ if numba is not None:
                 _advance(b, (p + 1) % n, s, c, False)
         else:  # pass: keep the drawn tile (R12) or nothing to play (R13)
             if s.drawn[b] < 0:
-                s.unmatched[b, p] = _open_values(s, b)
+                vals = _open_values(s, b)
+                s.unmatched[b, p] = vals
+                _fail(b, p, vals, s, c)
             _advance(b, (p + 1) % n, s, c, False)
+
+    @njit(cache=True, inline="always")
+    def _fail(b, p, vals, s, c):
+        """Seat ``p`` failed to match the values of ``vals`` (the engine's ``Game._fail``)."""
+        for v in range(c.k):
+            if (vals >> v) & 1:
+                s.void_at[b, p, v] = s.draws[b, p] + 1
 
     @njit(cache=True)
     def _write_obs(b, s, c, o, obs):
@@ -382,10 +407,21 @@ if numba is not None:
             for v in range(k):
                 if (um >> v) & 1:
                     row[o.unmatched + (i - 1) * k + v] = 1.0
+            opp = (seat + i) % n
+            for v in range(k):
+                at = s.void_at[b, opp, v]
+                if at:
+                    row[o.void + (i - 1) * k + v] = 1.0
+                    row[o.void_draws + (i - 1) * k + v] = s.draws[b, opp] + 1 - at
         for v in range(k):
             row[o.open_ends + v] = s.ends[b, v]
+        for t in range(c.t_count):
+            w = s.owner[b, t]
+            if w >= 0:
+                row[o.played + ((w - seat + n) % n) * c.t_count + t] = 1.0
         for i in range(n):
             p = (seat + i) % n
+            row[o.draws + i] = s.draws[b, p]
             row[o.hand_sizes + i] = s.count[b, p]
             row[o.scores + i] = s.totals[b, p] * SCORE_FACTOR
         row[o.boneyard] = c.t_count - s.bone_pos[b]
@@ -467,6 +503,9 @@ if numba is not None:
         dst.cur[j] = src.cur[i]
         dst.drawn[j] = src.drawn[i]
         dst.unmatched[j] = src.unmatched[i]
+        dst.owner[j] = src.owner[i]
+        dst.draws[j] = src.draws[i]
+        dst.void_at[j] = src.void_at[i]
         dst.rnd[j] = src.rnd[i]
         dst.totals[j] = src.totals[i]
         dst.round_scores[j] = src.round_scores[i]
@@ -499,6 +538,7 @@ def new_state(c: Consts, num_games: int) -> State:
         bone_pos=np.zeros(b, np.int64), played=np.zeros((b, t), np.uint8), ends=np.zeros((b, c.k), np.int64),
         pend=np.zeros(b, np.int64), pend_val=np.zeros(b, np.int64), pend_role=np.zeros(b, np.int64),
         cur=np.zeros(b, np.int64), drawn=np.full(b, -1, np.int64), unmatched=np.zeros((b, n), np.int64),
+        owner=np.full((b, t), -1, np.int64), draws=np.zeros((b, n), np.int64), void_at=np.zeros((b, n, c.k), np.int64),
         rnd=np.zeros(b, np.int64), totals=np.zeros((b, n), np.int64), round_scores=np.zeros((b, r, n), np.int64),
         legal=np.zeros((b, a), np.uint8), deals=np.zeros((b, r, t), np.int64), next_deals=np.zeros((b, r, t), np.int64),
         need_deals=np.zeros(b, np.uint8), done=np.zeros(b, np.uint8), final_totals=np.zeros((b, n), np.int64),
@@ -523,6 +563,9 @@ class VectorGame:
     cur: np.ndarray
     drawn: np.ndarray
     unmatched: np.ndarray
+    owner: np.ndarray
+    draws: np.ndarray
+    void_at: np.ndarray
     rnd: np.ndarray
     totals: np.ndarray
     round_scores: np.ndarray

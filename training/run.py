@@ -81,17 +81,27 @@ def jsonable(state: Any) -> Any:
 
 def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
     """Copy a checkpoint's weights (a path or ``zoo:NAME``: a run's ``init_checkpoint``) into
-    ``model``, on whatever device it is; the rules and network sizes must match."""
+    ``model``, on whatever device it is; the rules and network sizes must match. A network of an
+    older observation version is widened to ``model``'s (:func:`agents.torch_policy.widen_weights`:
+    it plays as before and the new features start at weight zero)."""
     from agents import zoo_path
+    from agents.torch_policy import model_from_checkpoint, widen_weights
 
     path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
     data = load_checkpoint(path)
     if data["rules"] != rules.to_dict():
         raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
                               f"the config says {rules.to_dict()}")
-    if data["model_kwargs"] != model.kwargs():
-        raise CheckpointError(f"init_checkpoint {spec} has network {data['model_kwargs']}, "
+    old = model_from_checkpoint(data, rules, path)
+    if old.hidden != model.hidden or old.num_actions != model.num_actions:
+        raise CheckpointError(f"init_checkpoint {spec} has network {old.kwargs()}, "
                               f"the config builds {model.kwargs()}; set hidden to match")
+    if old.observation_version != model.observation_version:
+        widened = ActorCritic(**{**model.kwargs(), "hidden": tuple(model.hidden)},
+                              obs_scale=model.state_dict()["obs_scale"].cpu().numpy())
+        widen_weights(old, widened, rules)
+        model.load_state_dict(widened.state_dict())  # onto the model's device
+        return
     model.load_state_dict(data["model"])  # copies the CPU weights onto the model's device
 
 

@@ -123,6 +123,10 @@ class StateView(NamedTuple):
     boneyard_size: int
     round_index: int
     totals: list  #: per seat, points so far
+    played_by: list  #: per seat, the tiles it placed this round as action bits (the starting double too)
+    draws: list  #: per seat, tiles it drew from the boneyard this round (R6 search draws included)
+    void_at: list  #: per seat, a bytearray over pip values: 1 + ``draws`` just before its latest failure
+    #: facing that value this round (a draw or a forced pass while it was open or forced, R12/R13); 0 if none
 
 
 class Pending(NamedTuple):
@@ -252,6 +256,7 @@ class Game:
         "_free_open", "_vals", "_open", "_pend", "_pend_val", "_pend_parent", "_pend_role",
         "_layout", "_played", "_unmatched", "_cur", "_legal", "_drawn", "_round", "_round_scores",
         "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms", "_points", "_round_hands",
+        "_played_by", "_draws", "_void_at", "_round_start",
     )
 
     def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
@@ -318,8 +323,12 @@ class Game:
         self._layout = []
         self._played = 0
         self._unmatched = [0] * n
+        self._played_by = [0] * n
+        self._draws = [0] * n
+        self._void_at = [bytearray(k) for _ in range(n)]
         self._drawn = -1
         ev = self._events
+        self._round_start = len(ev)
         rtag = self._rtag = r << _EV_ROUND
         # R5/R6: round r starts with the double (max_pip - r); its holder places it.
         start = cfg.max_pip - r
@@ -336,6 +345,7 @@ class Game:
                 tile = self._bone.pop()
                 self._hands[p] |= tile_bits[tile]
                 self._counts[p] += 1
+                self._draws[p] += 1
                 ev.append(EventKind.SEARCH_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | rtag)
                 if tile == start_tile:
                     holder = p
@@ -344,6 +354,7 @@ class Game:
         self._hands[holder] &= ~sbits
         self._counts[holder] -= 1
         self._played = sbits
+        self._played_by[holder] = sbits
         self._layout.append(_pack_placement(start, start, -1, -1, Role.CENTER, holder))
         ev.append(EventKind.START | holder << _EV_PLAYER | start_tile << _EV_PAYLOAD | rtag)
         # R9: every play goes onto an empty centre arm until all of them hold a tile.
@@ -433,6 +444,7 @@ class Game:
         hands = self._hands
         hands[p] &= ~bits
         self._played |= bits
+        self._played_by[p] |= bits
         m = t.match[a]
         x = t.expose[a]
         layout = self._layout
@@ -495,7 +507,9 @@ class Game:
         tbits = t.tile_bits[tile]
         self._hands[p] |= tbits
         self._counts[p] += 1
-        self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+        faced = self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+        self._fail(p, faced)
+        self._draws[p] += 1
         self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._rtag)
         plays = tbits & self._open
         if plays:  # play it now, or keep it (PASS)
@@ -510,9 +524,20 @@ class Game:
         """PASS: ``p`` keeps the tile just drawn (R12) or has nothing to play with an empty boneyard (R13)."""
         kept = self._drawn >= 0
         if not kept:
-            self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+            faced = self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+            self._fail(p, faced)
         self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._rtag)  # R17: see events()
         self._advance((p + 1) % self._n)
+
+    def _fail(self, p: int, faced: int) -> None:
+        """Player ``p`` shows it holds no tile with the values of ``faced`` (a bitmask): record the
+        draw count at that moment for each of them (the v2 observation's ``void_draws``)."""
+        at, d, v = self._void_at[p], self._draws[p] + 1, 0
+        while faced:
+            if faced & 1:
+                at[v] = d
+            faced >>= 1
+            v += 1
 
     def _coerce(self, action: Any) -> int:
         try:
@@ -585,7 +610,8 @@ class Game:
         the cost of the NamedTuple's keyword-checking constructor on this per-observation path)."""
         return _new_tuple(StateView, (
             self._hands, self._played, self._cur, -1 if self._over else self._drawn, self._pend, self._pend_val,
-            self._pend_role, self._unmatched, self._ends, self._counts, len(self._bone), self._round, self._totals))
+            self._pend_role, self._unmatched, self._ends, self._counts, len(self._bone), self._round, self._totals,
+            self._played_by, self._draws, self._void_at))
 
     def turn(self) -> tuple[int, int]:
         """``(current_player, legal_bits)`` in one call, for a caller's per-step path (the AEC env);
@@ -668,6 +694,34 @@ class Game:
         this round (public information, R17)."""
         return self._unmatched[player]
 
+    def played_by(self, player: int) -> list[Tile]:
+        """The tiles ``player`` placed on this round's layout (the starting double included), sorted."""
+        return [Tile.from_index(t) for t in self._t.bits_to_tiles(self._played_by[player])]
+
+    def draws(self, player: int) -> int:
+        """Tiles ``player`` drew from the boneyard this round (R6 search draws included; public)."""
+        return self._draws[player]
+
+    def void_draws(self, player: int) -> dict[int, int]:
+        """For each pip value ``player`` has failed to match this round (a draw or a forced pass
+        while it was open or forced), the tiles it has drawn since its latest such failure, the
+        failure's own draw included: 0 means it surely holds no tile with that value (public, R17)."""
+        d = self._draws[player] + 1
+        return {v: d - at for v, at in enumerate(self._void_at[player]) if at}
+
+    def round_event_codes(self) -> np.ndarray:
+        """The round in play's events (of the last round once the game is over) as packed int32
+        codes, unfiltered, for compiled readers (:meth:`cf_env.ObservationEncoder.history`):
+        ``kind | player << 3 | payload << 11 | round << 21``, the payload an action (PLAY), a tile
+        (DRAW, SEARCH_DRAW, START), 1 for a PASS that keeps a drawn tile, or the RoundEnd reason.
+        They hold hidden tiles: a reader must apply R17 as :meth:`events` does."""
+        return np.frombuffer(self._events, dtype=np.int32)[self._round_start:].copy()
+
+    def round_events(self, observer: int | None = None) -> list[Event]:
+        """:meth:`events` of the round in play (of the last round once the game is over)."""
+        start = self._round_start
+        return self._decode_events(self._events[start:], observer)
+
     @property
     def round_scores(self) -> list[list[int]]:
         """Points of each finished round, seat order (R15)."""
@@ -735,8 +789,11 @@ class Game:
         At the table a player who draws a playable tile and keeps it looks exactly like one whose
         drawn tile could not be played (both draw, then the turn moves on), so in another seat's
         view the keeping PASS is left out; in the drawer's view it stays, with ``detail`` 1."""
+        return self._decode_events(self._events, observer)
+
+    def _decode_events(self, raw: Any, observer: int | None) -> list[Event]:
         out = []
-        for v in self._events:
+        for v in raw:
             kind = EventKind(v & 7)
             player = v >> _EV_PLAYER & 0xFF
             payload = v >> _EV_PAYLOAD & 0x3FF
@@ -820,6 +877,8 @@ class Game:
             value = getattr(self, name)
             if name == "_end_nodes" or name == "_round_scores":
                 value = [list(v) for v in value]
+            elif name == "_void_at":
+                value = [bytearray(v) for v in value]
             elif name == "_rng":
                 value = np.random.Generator(type(value.bit_generator)())
                 value.bit_generator.state = self._rng.bit_generator.state

@@ -13,7 +13,8 @@ round ends, the game's end — are added by RLlib to that agent's last action.
 Observations are ``Dict(observations=Box(float32, (D,)), action_mask=Box(0, 1, (A,), float32))``:
 the key names and float dtypes of RLlib's action-masking convention, which
 :class:`agents.rllib_module.MaskedPPOTorchRLModule` reads. ``env_config`` takes the AEC env's
-keyword arguments (rules fields, ``reward``, ``points_scale``); an illegal action raises
+keyword arguments (rules fields, ``reward``, ``points_scale``, ``history``: True adds the AEC
+env's ``history`` entry, the round's public events); an illegal action raises
 :class:`cf_env.IllegalActionError` (a masking module never takes one).
 """
 
@@ -28,10 +29,11 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from cf_env.chicken_foot import raw_env
 from cf_env.engine import ConfigError
 
-__all__ = ["ChickenFootMultiAgentEnv", "OBS_KEY", "MASK_KEY"]
+__all__ = ["ChickenFootMultiAgentEnv", "HISTORY_KEY", "OBS_KEY", "MASK_KEY"]
 
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
+HISTORY_KEY = "history"
 
 
 class ChickenFootMultiAgentEnv(MultiAgentEnv):
@@ -47,15 +49,21 @@ class ChickenFootMultiAgentEnv(MultiAgentEnv):
         self.agents = self.possible_agents = list(self.aec.possible_agents)
         inner = self.aec.observation_space(self.possible_agents[0])["observation"]
         n_actions = self.aec.num_actions
-        space = gymnasium.spaces.Dict({
+        entries = {
             OBS_KEY: gymnasium.spaces.Box(inner.low, inner.high, inner.shape, np.float32),
             MASK_KEY: gymnasium.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
-        })
+        }
+        if self.aec.history:  # env_config {"history": True}: the AEC env's entry, as it is
+            entries[HISTORY_KEY] = self.aec.observation_space(self.possible_agents[0])[HISTORY_KEY]
+        space = gymnasium.spaces.Dict(entries)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: gymnasium.spaces.Discrete(n_actions) for a in self.possible_agents}
 
     def _obs(self, agent: str) -> dict[str, np.ndarray]:
         o = self.aec.observe(agent)
+        if self.aec.history:
+            return {OBS_KEY: o["observation"], MASK_KEY: o["action_mask"].astype(np.float32),
+                    HISTORY_KEY: o[HISTORY_KEY]}
         return {OBS_KEY: o["observation"], MASK_KEY: o["action_mask"].astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

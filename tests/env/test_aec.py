@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import cf_env
 from cf_env import ObservationEncoder, ResetNeededError, env, raw_env
-from cf_env.engine import ConfigError, Game, IllegalActionError, RulesConfig, Tile, string_to_action
+from cf_env.engine import ConfigError, EventKind, Game, IllegalActionError, RulesConfig, Tile, string_to_action
 from tests.reference_rules import ReferenceGame
 from tests.scripted import deal
 
@@ -50,7 +50,7 @@ def test_spec_and_spaces():
     assert space is e.observation_space("player_0") is e.observation_space("player_3")
     assert e.action_space("player_1") is e.action_space("player_1")
     assert e.action_space("player_1").n == 102
-    assert space["observation"].shape == (229,) and space["observation"].dtype == np.float32
+    assert space["observation"].shape == (513,) and space["observation"].dtype == np.float32
     assert space["action_mask"].shape == (102,) and space["action_mask"].dtype == np.int8
 
 
@@ -315,7 +315,59 @@ def test_observation_blocks_decode_to_the_state():
     for i in range(3):
         bits = e.game.unmatched((seat + 1 + i) % 4)
         assert np.flatnonzero(view["unmatched"][i]).tolist() == [v for v in range(10) if bits >> v & 1]
-    assert ObservationEncoder(e.config).size == 229
+    assert ObservationEncoder(e.config).size == 513
+    assert ObservationEncoder(e.config, version=1).size == 229
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"num_players": 2}, {"num_players": 3, "draw_rule": "until_playable"}],
+                         ids=["p4", "p2", "p3-until"])
+def test_memory_blocks_follow_the_public_events(kwargs):
+    """v2's played / draws / void / void_draws, against a memory kept here from the event log:
+    who placed each tile, each seat's draws, and for each failure to match (a DRAW, or a PASS
+    not right after the seat's own draw) the values the seat showed it lacked then."""
+    e = env(**kwargs)
+    n, k = e.config.num_players, e.config.max_pip + 1
+    v1 = ObservationEncoder(e.config, version=1)
+    rng = np.random.default_rng(5)
+    for seed in range(3):
+        e.reset(seed=seed)
+        seen, memory = 0, None
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            game = e.game
+            if memory is None or memory[0] != game.round_index:  # a new round: start from its opening events
+                memory = (game.round_index, [set() for _ in range(n)], [0] * n, [{} for _ in range(n)], 0)
+            _, played, draws, void_at, known = memory
+            events = game.round_events()
+            for ev in events[known:]:
+                if ev.kind in (EventKind.PLAY, EventKind.START):
+                    played[ev.player].add(ev.tile.index)
+                if ev.kind in (EventKind.DRAW, EventKind.SEARCH_DRAW):
+                    draws[ev.player] += 1
+                if ev.kind == EventKind.DRAW or (ev.kind == EventKind.PASS and ev.detail == 0):
+                    faced = game.unmatched(ev.player)  # one decision per step: the values it just failed
+                    for v in range(k):
+                        if faced >> v & 1:
+                            void_at[ev.player][v] = draws[ev.player] - (ev.kind == EventKind.DRAW)
+            memory = memory[:4] + (len(events),)
+            seat = game.current_player
+            view = e.encoder.decode(obs["observation"])
+            for i in range(n):
+                p = (seat + i) % n
+                assert set(np.flatnonzero(view["played"][i]).tolist()) == played[p]
+                assert view["draws"][i] == draws[p]
+            for i in range(1, n):
+                p = (seat + i) % n
+                assert np.flatnonzero(view["void"][i - 1]).tolist() == sorted(void_at[p])
+                assert view["void_draws"][i - 1].tolist() == [draws[p] - void_at[p][v] if v in void_at[p] else 0
+                                                              for v in range(k)]
+                seen += bool(void_at[p])
+            np.testing.assert_array_equal(v1.encode(game, seat), v1.select(obs["observation"]))
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert seen  # the games had failures to match
 
 
 # ---------------------------------------------------------------- against the reference rules
@@ -409,3 +461,91 @@ def test_reset_options_are_checked():
     d = Game(e.config, seed=9).to_record()["deals"][:1]
     e.reset(seed=5, options={"deals": d})
     assert e.game.to_record()["deals"][0] == d[0]
+
+
+# ---------------------------------------------------------------- the history entry
+
+@pytest.mark.parametrize("kwargs", [{}, {"num_players": 2}, {"num_players": 3, "draw_rule": "until_playable"},
+                                    {"num_players": 4, "max_pip": 4, "hand_size": 3, "center_arms": 3}],
+                         ids=["p4", "p2", "p3-until", "d4p4"])
+def test_history_is_the_round_events_each_seat_may_see(kwargs):
+    """history=True: the entry equals Game.round_events(observer) row by row (the compiled
+    reader against the engine's own R17 filter), it is padded with -1, it never outgrows
+    history_length(), and it lies in the declared space."""
+    e = env(history=True, **kwargs)
+    n = e.config.num_players
+    space = e.observation_space("player_0")["history"]
+    rng = np.random.default_rng(2)
+    longest = 0
+    for seed in range(4):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            seat = e.agent_name_mapping[agent]
+            hist = obs["history"]
+            assert hist.dtype == np.int16 and space.contains(hist)
+            expected = [ev for ev in e.game.round_events(seat) if ev.kind != EventKind.ROUND_END]
+            rows = [[(ev.player - seat) % n, int(ev.kind), -1 if ev.action is None else ev.action,
+                     -1 if ev.tile is None else ev.tile.index] for ev in expected]
+            assert hist[: len(rows)].tolist() == rows
+            assert (hist[len(rows):] == -1).all()
+            longest = max(longest, len(rows))
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert 0 < longest <= e.encoder.history_length()
+
+
+def test_history_off_by_default_and_checked():
+    assert "history" not in env().observation_space("player_0").spaces
+    e = env()
+    e.reset(seed=0)
+    assert set(e.observe("player_0")) == {"observation", "action_mask"}
+    with pytest.raises(ConfigError, match="history must be True or False"):
+        env(history="yes")
+
+
+def test_history_hides_what_the_observation_hides():
+    """Opponents 1 and 2 trade tiles they still hold, and the game is replayed from the deal with
+    the same moves: seats 0 and 3 see the same observation and the same history; the traders
+    see the change (their hands), and a draw's tile only in the drawer's own history."""
+    config = RulesConfig(num_players=4, rounds=1)
+    checked = 0
+    for seed in range(30):
+        game = Game(config, seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(25):
+            if game.is_over:
+                break
+            game.apply(int(rng.choice(game.legal_actions())))
+        if game.is_over or not any(ev.kind == EventKind.DRAW for ev in game.round_events()):
+            continue
+        record = game.to_record()
+        hands = record["deals"][0]["hands"]
+        a = next((t for t in hands[1] if Tile.of(*t) in game.hand(1)), None)
+        b = next((t for t in hands[2] if Tile.of(*t) in game.hand(2)), None)
+        if a is None or b is None:
+            continue
+        deal = {"hands": [list(h) for h in hands], "boneyard": record["deals"][0]["boneyard"]}
+        deal["hands"][1] = [b if t == a else t for t in hands[1]]
+        deal["hands"][2] = [a if t == b else t for t in hands[2]]
+        swapped = Game(config, deals=[deal])
+        try:
+            swapped.apply_all(record["actions"])
+        except Exception:  # a move no longer legal with the other tile
+            continue
+        envs = []
+        for g in (game, swapped):
+            e = env(history=True, **config.to_dict())
+            e.reset_to_game(g)
+            envs.append(e)
+        for seat in (0, 3):
+            o1, o2 = (e.observe(f"player_{seat}") for e in envs)
+            np.testing.assert_array_equal(o1["observation"], o2["observation"])
+            np.testing.assert_array_equal(o1["history"], o2["history"])
+            drawn = o1["history"][o1["history"][:, 1] == int(EventKind.DRAW)]
+            assert (drawn[drawn[:, 0] != 0, 3] == -1).all()  # others' draws: no tile
+        assert not np.array_equal(envs[0].observe("player_1")["observation"],
+                                  envs[1].observe("player_1")["observation"])
+        checked += 1
+        if checked >= 3:
+            break
+    assert checked >= 3

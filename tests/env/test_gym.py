@@ -14,8 +14,9 @@ from cf_env import ChickenFootSingleEnv
 from cf_env.engine import ConfigError, IllegalActionError
 
 
-def test_registered_and_check_env():
-    env = gymnasium.make("ChickenFoot-v0", num_players=3, max_pip=6)
+@pytest.mark.parametrize("history", [False, True])
+def test_registered_and_check_env(history):
+    env = gymnasium.make("ChickenFoot-v0", num_players=3, max_pip=6, history=history)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(env.unwrapped, skip_render_check=False)
@@ -81,7 +82,7 @@ def test_opponents_are_called_with_their_observation():
     env.reset(seed=3)
     for _ in range(5):
         env.step(int(np.flatnonzero(env.action_masks())[0]))
-    assert calls and all(shape == (229,) for shape in calls)
+    assert calls and all(shape == (513,) for shape in calls)
 
 
 def test_illegal_action_terminates_or_raises():

@@ -34,10 +34,12 @@ SMOKE = ROOT / "configs" / "rllib-smoke.yaml"
 RULES = {"num_players": 3, "rounds": 2}
 
 
-def test_wrapper_matches_the_aec_env_and_rewards_every_agent():
-    """Same seeded game through both: same deciders, masks, observations and summed rewards."""
-    ma = ChickenFootMultiAgentEnv({**RULES, "reward": "relative"})
-    aec = raw_env(**RULES, reward="relative")
+@pytest.mark.parametrize("history", [False, True])
+def test_wrapper_matches_the_aec_env_and_rewards_every_agent(history):
+    """Same seeded game through both: same deciders, masks, observations (the history entry
+    too, when asked for) and summed rewards."""
+    ma = ChickenFootMultiAgentEnv({**RULES, "reward": "relative", "history": history})
+    aec = raw_env(**RULES, reward="relative", history=history)
     obs, _ = ma.reset(seed=5)
     aec.reset(seed=5)
     rng = np.random.default_rng(0)
@@ -48,6 +50,9 @@ def test_wrapper_matches_the_aec_env_and_rewards_every_agent():
         ref = aec.observe(agent)
         np.testing.assert_array_equal(o["observations"], ref["observation"])
         np.testing.assert_array_equal(o["action_mask"], ref["action_mask"].astype(np.float32))
+        assert ("history" in o) == history
+        if history:
+            np.testing.assert_array_equal(o["history"], ref["history"])
         assert o["action_mask"].dtype == np.float32 and ma.observation_spaces[agent].contains(o)
         action = int(rng.choice(np.flatnonzero(o["action_mask"])))
         obs, rew, term, trunc, infos = ma.step({agent: action})

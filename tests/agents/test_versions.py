@@ -1,0 +1,85 @@
+"""Observation versions: a network trained on version 1 loads and plays on version 2's vectors,
+and a version-1 network widened to version 2 plays exactly as before."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale, widen_weights
+from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
+from cf_env.engine import Game
+from training.run import load_weights
+
+CONFIG = RulesConfig(num_players=3, rounds=2)
+
+
+def _v1_checkpoint(tmp_path):
+    enc = ObservationEncoder(CONFIG, version=1)
+    torch.manual_seed(0)
+    model = ActorCritic(enc.size, CONFIG.num_actions, (16, 16), obs_scale=observation_scale(CONFIG, 1),
+                        observation_version=1)
+    payload = model_payload(model, CONFIG, 0, {})
+    payload["model_kwargs"].pop("observation_version")  # as the v1 package wrote it
+    path = save_checkpoint(tmp_path / "v1.pt", {**payload, "observation_version": 1})
+    return model, path
+
+
+def _positions(seed=0, count=40):
+    game, rng, out = Game(CONFIG, seed=seed), np.random.default_rng(seed), []
+    while not game.is_over and len(out) < count:
+        out.append((game.clone(), game.current_player))
+        game.apply(int(rng.choice(game.legal_actions())))
+    return out
+
+
+def test_a_v1_checkpoint_plays_on_v2_observations_as_it_did_on_v1(tmp_path):
+    model, path = _v1_checkpoint(tmp_path)
+    assert load_checkpoint(path)["observation_version"] == 1
+    agent = TorchAgent.from_checkpoint(path, CONFIG)
+    assert agent.model.observation_version == 1 and OBSERVATION_VERSION == 2
+    v1, v2 = ObservationEncoder(CONFIG, version=1), ObservationEncoder(CONFIG)
+    for game, seat in _positions():
+        mask = torch.as_tensor(v2.mask(game.legal_bits).astype(bool))[None]
+        with torch.no_grad():
+            direct, _ = model(torch.as_tensor(v1.encode(game, seat))[None], mask)
+        probs = agent.probabilities({"observation": v2.encode(game, seat), "action_mask": v2.mask(game.legal_bits)})
+        np.testing.assert_allclose(probs, torch.softmax(direct, -1)[0].numpy(), atol=1e-6)
+    assert isinstance(agents.load(str(path), CONFIG), TorchAgent)  # the spec path eval and play use
+
+
+def test_a_v1_network_widened_to_v2_plays_the_same(tmp_path):
+    model, path = _v1_checkpoint(tmp_path)
+    v2 = ObservationEncoder(CONFIG)
+    wide = ActorCritic(v2.size, CONFIG.num_actions, (16, 16), obs_scale=observation_scale(CONFIG))
+    load_weights(wide, CONFIG, str(path))
+    assert wide.observation_version == 2
+    first = wide.trunk[0].weight.detach()
+    new_columns = np.setdiff1d(np.arange(v2.size), ObservationEncoder(CONFIG, 1).index)
+    assert (first[:, new_columns] == 0).all()  # the new features start unused
+    for game, seat in _positions(seed=1):
+        obs = torch.as_tensor(v2.encode(game, seat))[None]
+        mask = torch.as_tensor(v2.mask(game.legal_bits).astype(bool))[None]
+        with torch.no_grad():
+            a, va = TorchAgent.from_checkpoint(path, CONFIG).model(obs, mask)
+            b, vb = wide(obs, mask)
+        np.testing.assert_allclose(torch.softmax(a, -1).numpy(), torch.softmax(b, -1).numpy(), atol=1e-5)
+        np.testing.assert_allclose(va.numpy(), vb.numpy(), atol=1e-5)
+    other = ActorCritic(v2.size, CONFIG.num_actions, (8, 8))
+    with pytest.raises(CheckpointError, match="set hidden to match"):
+        load_weights(other, CONFIG, str(path))
+    with pytest.raises(ValueError):
+        widen_weights(model, ActorCritic(v2.size, CONFIG.num_actions, (8, 8)), CONFIG)
+
+
+def test_an_unknown_observation_version_is_refused(tmp_path):
+    model, path = _v1_checkpoint(tmp_path)
+    payload = model_payload(model, CONFIG, 0, {})
+    bad = save_checkpoint(tmp_path / "v9.pt", {**payload, "observation_version": 9})
+    with pytest.raises(CheckpointError, match="observation layout v9, this package reads v1, v2"):
+        load_checkpoint(bad)
+    with pytest.raises(Exception, match="observation version 9"):
+        ObservationEncoder(CONFIG, version=9)
