@@ -53,6 +53,11 @@ class ChickenFootSingleEnv(gymnasium.Env):
                  learner_seat: int | str = 0, illegal_action: str = "terminate",
                  render_mode: str | None = None, **kwargs: Any) -> None:
         inner_mode = "ansi" if render_mode == "human" else render_mode
+        # opponents that read the round's history (a search agent with infer=policy) get it even
+        # when the learner did not ask for it (kwargs history=True); the learner's space is its own
+        self._learner_history = bool(kwargs.get("history", False))
+        if _wants_history(opponents):
+            kwargs["history"] = True
         self.aec = raw_env(render_mode=inner_mode, illegal_action="raise", **kwargs)
         self.render_mode = render_mode
         n = self.aec.config.num_players
@@ -66,6 +71,9 @@ class ChickenFootSingleEnv(gymnasium.Env):
         self._opponents = _checked_opponents(opponents, n, learner_seat)
         agent = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent)
+        if self.aec.history and not self._learner_history:
+            self.observation_space = gymnasium.spaces.Dict(
+                {k: v for k, v in self.observation_space.spaces.items() if k != "history"})
         self.action_space = self.aec.action_space(agent)
         self.seat = 0 if learner_seat == "random" else learner_seat
         self._mask = np.zeros(self.aec.num_actions, dtype=np.int8)
@@ -105,6 +113,8 @@ class ChickenFootSingleEnv(gymnasium.Env):
         aec = self.aec
         agent = aec.possible_agents[self.seat]
         obs = aec.observe(agent)
+        if not self._learner_history:
+            obs.pop("history", None)
         obs["action_mask"] = self._mask = obs["action_mask"].copy()  # fresh arrays every call
         info = dict(aec.infos.get(agent, {}))
         info["action_mask"] = self._mask
@@ -161,6 +171,17 @@ class ChickenFootSingleEnv(gymnasium.Env):
             print(out + "\n")
             return None
         return out
+
+
+def _wants_history(opponents: Any) -> bool:
+    """Whether an opponent reads the observation's ``history`` entry (bad values are refused later)."""
+    if isinstance(opponents, Mapping):
+        values = list(opponents.values())
+    elif isinstance(opponents, Sequence) and not isinstance(opponents, (str, bytes)):
+        values = list(opponents)
+    else:
+        values = [opponents]
+    return any(getattr(v, "needs_history", False) for v in values)
 
 
 def _is_opponent(value: Any) -> bool:

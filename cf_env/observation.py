@@ -342,10 +342,15 @@ class ObservationEncoder:
                         self._action_tile, out)
         return out
 
-    def observe(self, game: Game) -> dict[str, np.ndarray]:
+    def observe(self, game: Game, history: bool = False) -> dict[str, np.ndarray]:
         """What the seat to move acts on, as the env gives it: ``{"observation": encode(game,
-        seat), "action_mask": its legal actions}`` (for loops that drive a :class:`Game` directly)."""
-        return {"observation": self.encode(game, game.current_player), "action_mask": self.mask(game.legal_bits)}
+        seat), "action_mask": its legal actions}``, and ``"history"`` (:meth:`history`) when asked
+        (for loops that drive a :class:`Game` directly)."""
+        seat = game.current_player
+        out = {"observation": self.encode(game, seat), "action_mask": self.mask(game.legal_bits)}
+        if history:
+            out["history"] = self.history(game, seat)
+        return out
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Named views (no copies) of an observation vector, or of a batch ``(..., D)``."""

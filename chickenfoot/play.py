@@ -126,6 +126,7 @@ def play_terminal(table: Table, seed: int | None, ask: Callable[[str], str], say
     config, seat, labels = table.config, table.seat, table.labels
     max_pip = config.max_pip
     bots = table.load_agents()
+    wants_history = any(getattr(bot, "needs_history", False) for bot in bots)
     game = Game(config, seed=seed)
     encoder = ObservationEncoder(config)
     rng = np.random.default_rng(seed)
@@ -137,7 +138,7 @@ def play_terminal(table: Table, seed: int | None, ask: Callable[[str], str], say
                 say("\n=== " + round_opening(game, labels, viewer=seat))
                 opened = game.round_index
             current = game.current_player
-            observation = encoder.observe(game)
+            observation = encoder.observe(game, history=wants_history)
             if current != seat:
                 action = bots[table.others.index(current)].act(observation, rng)
             else:

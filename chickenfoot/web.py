@@ -38,6 +38,7 @@ class LiveGame:
         self.config, self.seat, self.seed = config, seat, seed
         self.others, self.specs, self.lineup, self.labels = table.others, table.specs, table.lineup, table.labels
         self.bots = table.load_agents()
+        self.wants_history = any(getattr(bot, "needs_history", False) for bot in self.bots)
         self.game = Game(config, seed=seed)
         self.encoder = ObservationEncoder(config)
         self.rng = np.random.default_rng(seed)
@@ -54,7 +55,7 @@ class LiveGame:
         game = self.game
         while not game.is_over and game.current_player != self.seat:
             p = game.current_player
-            observation = self.encoder.observe(game)
+            observation = self.encoder.observe(game, history=self.wants_history)
             self._apply(int(self.bots[self.others.index(p)].act(observation, self.rng)))
 
     def legal(self) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from cf_env.engine.scoring import win_share
 from training.workers import WorkerPool, worker_state
 
 __all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "short_name",
-           "warm_up", "wilson_interval", "win_rates"]
+           "needs_history", "warm_up", "wilson_interval", "win_rates"]
 
 
 def short_name(spec: str, width: int = 18) -> str:
@@ -174,7 +175,7 @@ def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
         game.apply(game.legal_actions()[0])
     if game.is_over:
         return
-    observation = ObservationEncoder(config).observe(game)
+    observation = ObservationEncoder(config).observe(game, history=True)
     for agent in built.values():
         agent.act(observation, np.random.default_rng(0))
 
@@ -189,7 +190,14 @@ def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bo
         if spec not in built:
             built[spec] = load(spec, config)
     warm_up(built, config)
-    return {"built": built, "env": raw_env(**config.to_dict()), "specs": specs, "seed": seed, "records": records}
+    env = raw_env(**config.to_dict(), history=needs_history(built.values()))
+    return {"built": built, "env": env, "specs": specs, "seed": seed, "records": records}
+
+
+def needs_history(agents: Any) -> bool:
+    """Whether any of ``agents`` reads the observation's ``history`` entry (a search agent with
+    ``infer=policy``): the loops that feed them then make their env with ``history=True``."""
+    return any(getattr(agent, "needs_history", False) for agent in agents)
 
 
 def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray, dict | None]]:

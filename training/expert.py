@@ -47,7 +47,7 @@ from training.config import (
     Probability,
     check_agent_specs,
 )
-from training.evaluate import warm_up, win_rates
+from training.evaluate import needs_history, warm_up, win_rates
 from training.run import StopSignals, TrainingRun
 from training.workers import WorkerPool, worker_state
 
@@ -117,7 +117,7 @@ def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidde
     built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
     warm_up(built, config)  # compile the search kernels before the clock runs
     return {"config": config, "teacher": built[teacher], "model": model, "opponents": built,
-            "opponent_specs": opponents, "env": raw_env(**config.to_dict())}
+            "opponent_specs": opponents, "env": raw_env(**config.to_dict(), history=needs_history(built.values()))}
 
 
 def collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:

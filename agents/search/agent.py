@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +14,7 @@ from agents.baselines import HeuristicAgent
 from agents.search.ismcts import ismcts, new_tree, reset_tree, root_visits
 from agents.search.pimc import apply_rows, observe_rows, pimc, prepare_worlds, score_rows
 from agents.search.rollout import GREEDY, new_policy
-from agents.search.spec import ROLLOUTS, parse_search_spec
+from agents.search.spec import ROLLOUTS, TEMPERATURE, parse_search_spec
 from agents.search.values import Valuation, valuation
 from agents.search.worlds import World, new_scratch, read_observation
 from cf_env import ObservationEncoder, RulesConfig
@@ -36,10 +37,11 @@ class SearchAgent:
     """
 
     def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
-                 rollout: str = "heuristic", value: str = "points", infer: bool = True, keep: float = 0.0, c: float = 0.7,
+                 rollout: str = "heuristic", value: str = "points", infer: str | bool = "policy",
+                 temp: float = TEMPERATURE, proposals: int = 8, keep: float = 0.0, c: float = 0.7,
                  seed: int | None = None, name: str | None = None) -> None:
-        params = {"algo": algo, "ms": ms, "sims": sims, "rollout": rollout, "value": value, "infer": infer, "keep": keep,
-                  "c": c, "seed": seed}
+        params = {"algo": algo, "ms": ms, "sims": sims, "rollout": rollout, "value": value, "infer": infer,
+                  "temp": temp, "proposals": proposals, "keep": keep, "c": c, "seed": seed}
         spec = "search:" + ":".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in params.items()
                                     if v is not None)
         self.params = parse_search_spec(spec)  # the same checks as a spec string
@@ -47,7 +49,12 @@ class SearchAgent:
         self.name = name or "search"
         self.algo, self.ms, self.sims = algo, float(ms), int(sims)
         self.rollout, self.value = rollout, value
-        self.infer, self.keep, self.c = bool(infer), float(keep), float(c)
+        self.infer, self.keep, self.c = self.params["infer"], float(keep), float(c)
+        self.temp, self.proposals = self.params["temp"], self.params["proposals"]
+        #: True when it reads the observation's ``history`` entry (``raw_env(history=True)``);
+        #: the evaluation, play and training loops give it one then
+        self.needs_history = self.infer == "policy"
+        self._warned = False
         self._seed_rng = np.random.default_rng(seed) if seed is not None else None
         self.encoder = ObservationEncoder(config)
         # a world is round 0 of the longest game of these rules: its round's end starts round 1 (the
@@ -68,7 +75,8 @@ class SearchAgent:
         self._policy = new_policy(kind, self.encoder.size, 2, k, HeuristicAgent(config).kernel_tables)
         self._template = self._world_state(1)
         self._work = self._world_state(2)
-        self._scratch = new_scratch(config.num_players, config.num_tiles)
+        self._tables = HeuristicAgent(config).kernel_tables
+        self._scratch = new_scratch(config.num_players, config.num_tiles, self.encoder.size, k)
         if algo == "ismcts":
             self._tree = new_tree(config.num_actions)
         self.last_search: dict[str, Any] = {}
@@ -96,8 +104,13 @@ class SearchAgent:
             return int(legal[0])
         start = time.perf_counter()
         obs = np.asarray(observation["observation"], dtype=np.float32)
+        history = observation.get("history") if self.needs_history else None
+        if self.needs_history and history is None and not self._warned:
+            warnings.warn(f"{self.name}: infer=policy reads the observation's 'history' entry, which this one lacks "
+                          f"(make the env with history=True); these decisions use infer=constraints", stacklevel=2)
+            self._warned = True
         world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
-                                 self.infer, self.keep)
+                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables)
         value = valuation(obs, self.encoder, self.value)
         source = self._seed_rng if self._seed_rng is not None else rng
         self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))

@@ -13,7 +13,14 @@ rollout    heuristic   ``heuristic``, ``greedy`` or ``random``: the policy that 
                        one batched forward pass per step (about 40 ms per batch: give it
                        ``ms=200`` or more)
 value      points      ``points`` or ``win`` (:mod:`agents.search.values`)
-infer      1           1: worlds respect the opponents' failures to match; 0: ignore them
+infer      policy      ``policy``: worlds respect the opponents' failures to match and are
+                       resampled by how likely the opponents' plays this round are under the
+                       opponent model (needs the observation's ``history`` entry; without it,
+                       ``constraints``); ``constraints``: the failures only (``1`` too);
+                       ``none``: ignore both (``0`` too)
+temp       TEMP        the opponent model's softmax temperature over heuristic scores (fitted,
+                       see :mod:`training.opponent_model`)
+proposals  8           ``infer=policy``: candidate worlds dealt for each world kept
 keep       0           chance that an opponent holds one tile of a value it failed to match
 c          0.7         ismcts: UCB exploration constant (values are in about [-1, 1])
 seed       none        the agent's own random seed; by default it draws from ``act``'s generator
@@ -27,13 +34,17 @@ from typing import Any
 
 from agents.spec import AgentSpecError, parse_spec
 
-__all__ = ["ALGORITHMS", "DEFAULTS", "ROLLOUTS", "SearchSpecError", "VALUES", "parse_search_spec"]
+__all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSpecError", "TEMPERATURE", "VALUES",
+           "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
+INFER_MODES = ("policy", "constraints", "none")  #: how worlds use what the opponents showed
+TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (training.opponent_model)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
 VALUES = ("win", "points")
 DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 40.0, "sims": 0, "rollout": "heuristic", "value": "points",
-                            "infer": True, "keep": 0.0, "c": 0.7, "seed": None}
+                            "infer": "policy", "temp": TEMPERATURE, "proposals": 8, "keep": 0.0, "c": 0.7,
+                            "seed": None}
 
 
 class SearchSpecError(AgentSpecError):
@@ -47,17 +58,19 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
         raise SearchSpecError(f"a search spec starts with 'search', got {spec!r}")
     params = dict(DEFAULTS)
     for key, value in parsed.params.items():
+        if key == "infer":
+            value = {"1": "constraints", "true": "constraints", "0": "none", "false": "none"}.get(value, value)
+            if value not in INFER_MODES:
+                raise SearchSpecError(f"{spec!r}: infer must be one of {INFER_MODES} (or 1/0), got {value!r}")
+            params[key] = value
+            continue
         if key not in DEFAULTS:
             raise SearchSpecError(f"{spec!r}: unknown search parameter {key!r}; known: {sorted(DEFAULTS)}")
         try:
-            if key in ("ms", "keep", "c"):
+            if key in ("ms", "keep", "c", "temp"):
                 params[key] = float(value)
-            elif key in ("sims", "seed"):
+            elif key in ("sims", "seed", "proposals"):
                 params[key] = int(value)
-            elif key == "infer":
-                if value not in ("0", "1", "true", "false"):
-                    raise ValueError
-                params[key] = value in ("1", "true")
             else:
                 params[key] = value
         except ValueError:
@@ -82,6 +95,10 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
         raise SearchSpecError(f"{spec!r}: with ms=0 (no clock) give sims=N, the worlds or iterations per decision")
     if not 0.0 <= params["keep"] <= 1.0:
         raise SearchSpecError(f"{spec!r}: keep is a probability in [0, 1], got {params['keep']}")
+    if not (params["temp"] > 0 and math.isfinite(params["temp"])):
+        raise SearchSpecError(f"{spec!r}: temp must be > 0, got {params['temp']}")
+    if params["proposals"] < 1:
+        raise SearchSpecError(f"{spec!r}: proposals must be >= 1, got {params['proposals']}")
     if not (params["c"] >= 0 and math.isfinite(params["c"])):
         raise SearchSpecError(f"{spec!r}: c must be >= 0, got {params['c']}")
     if params["seed"] is not None and params["seed"] < 0:

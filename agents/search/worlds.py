@@ -8,13 +8,19 @@ the observer as seat 0, then clockwise) and the sampler's inputs (a :class:`Worl
 :func:`deal_hidden` deals one world into a state; :func:`sample_worlds` does both for a test or a
 notebook and returns the hands and boneyards it dealt.
 
-**Inference.** The observation's ``unmatched`` block says, per opponent, the pip values it could
-not match at its latest draw or forced pass this round. At that moment its hand held no tile with
-those values; since then it has received at most one tile (the tile drawn right after the failure:
-under ``until_playable`` every earlier draw of that turn did not match either), which may match,
-and which it played or kept. So its hand now holds *at most one* tile with an unmatched value: one
-only if it drew a playable tile and kept it (R12). Worlds give such a hand a kept tile with
-probability ``keep`` (default 0: the shipped agents never keep a playable tile) and otherwise none.
+**Constraints** (``infer=constraints``, and the proposals of ``infer=policy``). The observation's
+``void`` and ``void_draws`` blocks say, per opponent and pip value, whether it has failed to match
+that value this round and how many tiles it has drawn since its latest such failure, that
+failure's own draw included. At the failure its hand held no tile with the value; every tile it
+holds with it now was drawn since. The failure's own draw, if it carried the value, was playable
+(the value was open or forced), so it was played or kept (R12). So while ``void_draws`` is 0 (a
+forced pass) the hand holds no such tile, and while it is 1 at most the one kept tile. Worlds
+forbid those values, except that a hand with a value at 1 gets a kept tile with probability
+``keep`` (default 0: the shipped agents never keep a playable tile). Values with more draws since
+are left free.
+
+**Policy inference** (``infer=policy``): each world is the likeliest-weighted of ``proposals``
+constraint-respecting candidates under the opponent model, see :mod:`agents.search.inference`.
 Hands are dealt from one shuffle, most constrained opponent first, each taking the first tiles it
 may hold; a shuffle that leaves an opponent short is dealt again (``DEAL_TRIES`` tries), and when
 the constraints cannot all hold (an opponent that did keep a tile, with ``keep`` 0) they are relaxed.
@@ -31,14 +37,17 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from agents.baselines import HeuristicTables
+from agents.search.inference import Decisions, log_likelihood, no_decisions, read_history
 from cf_env import ConfigError, ObservationEncoder, action_table
 from cf_env.engine import Role
 from cf_env.vector import State, copy_game
 
-__all__ = ["DEAL_TRIES", "Scratch", "SampledWorlds", "World", "deal_hidden", "new_scratch", "randint",
-           "read_observation", "sample_worlds", "uniform"]
+__all__ = ["DEAL_TRIES", "INFER_MODES", "Scratch", "SampledWorlds", "World", "deal_hidden", "deal_once",
+           "new_scratch", "randint", "read_observation", "sample_worlds", "uniform"]
 
 DEAL_TRIES = 16  #: shuffles a world may take to meet every opponent's inferred constraints
+INFER_MODES = ("policy", "constraints", "none")
 
 
 class World(NamedTuple):
@@ -50,6 +59,10 @@ class World(NamedTuple):
     forbid: np.ndarray  #: (n, T) uint8 tiles each seat cannot hold (the inference; row 0 unused)
     order: np.ndarray  #: (n-1,) int64 the opponents in dealing order, most constrained first
     keep: float  #: chance an opponent holds one tile it is forbidden (a kept playable draw)
+    decisions: Decisions  #: the opponents' plays this round (empty: no policy inference)
+    temp: float  #: the opponent model's softmax temperature
+    proposals: int  #: candidates dealt per world under policy inference (1: none)
+    tables: HeuristicTables  #: the opponent model's scores (the heuristic's)
 
 
 class Scratch(NamedTuple):
@@ -59,11 +72,19 @@ class Scratch(NamedTuple):
     perm: np.ndarray  #: (T,) int64 the shuffle
     taken: np.ndarray  #: (T,) uint8 which shuffled tiles are dealt
     vals: np.ndarray  #: (n,) float64 each seat's value of a finished round
+    held: np.ndarray  #: (n, T) uint8 hands walked back through the round (policy inference)
+    row: np.ndarray  #: (D,) float32 an opponent's observation at an earlier play
+    plays: np.ndarray  #: (K*K,) int64 its legal plays then
+    scores: np.ndarray  #: (K*K,) float64 their scores
+    best_hand: np.ndarray  #: (n, T) uint8 the candidate world kept so far
+    best_bone: np.ndarray  #: (T,) int64 its boneyard
 
 
-def new_scratch(num_players: int, num_tiles: int) -> Scratch:
-    return Scratch(np.ones(1, np.uint64), np.zeros(num_tiles, np.int64), np.zeros(num_tiles, np.uint8),
-                   np.zeros(num_players, np.float64))
+def new_scratch(num_players: int, num_tiles: int, obs_size: int = 1, k: int = 1) -> Scratch:
+    n, t = num_players, num_tiles
+    return Scratch(np.ones(1, np.uint64), np.zeros(t, np.int64), np.zeros(t, np.uint8), np.zeros(n, np.float64),
+                   np.zeros((n, t), np.uint8), np.zeros(obs_size, np.float32), np.zeros(k * k, np.int64),
+                   np.zeros(k * k, np.float64), np.zeros((n, t), np.uint8), np.zeros(t, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -90,6 +111,36 @@ def uniform(rs):
 
 @njit(cache=True)
 def deal_hidden(s, b, world, scratch):
+    """One world into game ``b`` of state ``s``: one constraint-respecting deal (:func:`deal_once`),
+    or under policy inference (``world.proposals`` > 1 and opponent plays to explain) the one of
+    ``proposals`` such deals drawn with probability proportional to the likelihood of the
+    opponents' plays (Gumbel-max over the log-likelihoods: sampling-importance-resampling)."""
+    if world.proposals <= 1 or world.decisions.seat.shape[0] == 0:
+        deal_once(s, b, world, scratch)
+        return
+    best = -np.inf
+    n, t_count = s.hand.shape[1], s.hand.shape[2]
+    for _ in range(world.proposals):
+        deal_once(s, b, world, scratch)
+        ll = log_likelihood(s.hand[b], world.decisions, world.temp, world.tables, scratch.held, scratch.row,
+                            scratch.plays, scratch.scores)
+        key = ll - np.log(-np.log(uniform(scratch.rs) * (1.0 - 2e-16) + 1e-16))
+        if key > best:
+            best = key
+            for p in range(n):
+                for t in range(t_count):
+                    scratch.best_hand[p, t] = s.hand[b, p, t]
+            for t in range(t_count):
+                scratch.best_bone[t] = s.bone[b, t]
+    for p in range(n):
+        for t in range(t_count):
+            s.hand[b, p, t] = scratch.best_hand[p, t]
+    for t in range(t_count):
+        s.bone[b, t] = scratch.best_bone[t]
+
+
+@njit(cache=True)
+def deal_once(s, b, world, scratch):
     """One world into game ``b`` of state ``s``: ``world.pool`` shuffled into the hands of the
     seats in ``world.order`` (``world.sizes`` tiles each, avoiding their ``forbid`` tiles except
     for one kept tile with probability ``world.keep``) and then the boneyard (its last ``bone_n``
@@ -145,10 +196,14 @@ def deal_hidden(s, b, world, scratch):
 
 
 def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEncoder, state: State,
-                     infer: bool = True, keep: float = 0.0) -> World:
+                     infer: str | bool = "constraints", keep: float = 0.0, history: np.ndarray | None = None,
+                     temp: float = 1.0, proposals: int = 1, tables: HeuristicTables | None = None) -> World:
     """Write the public state of ``obs`` into game 0 of ``state`` (the observer is seat 0, then
-    clockwise; the hidden hands empty) and return the sampler's inputs. ``infer`` False ignores the
-    opponents' failures to match (no tile forbidden, ``keep`` 0)."""
+    clockwise; the hidden hands empty) and return the sampler's inputs. ``infer``: ``none``
+    ignores the opponents' failures to match (no tile forbidden, ``keep`` 0); ``constraints``
+    forbids what they rule out; ``policy`` also weights worlds by the opponents' plays in
+    ``history`` (the observation's history entry) under the heuristic softmax at ``temp`` with
+    ``proposals`` candidates per world (``tables``: the heuristic's kernel tables)."""
     sl, config = encoder.slices, encoder.config
     n, t, k = config.num_players, config.num_tiles, config.max_pip + 1
     hand = obs[sl["hand"]] > 0
@@ -172,22 +227,43 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     bits = (unmatched * (1 << np.arange(k))).sum(axis=1)
     state.unmatched[0, 0] = 0
     state.unmatched[0, 1:] = bits
+    # the memory blocks, so that rollouts' observations (a network's, the heuristic's) match the env's
+    played = obs[sl["played"]].reshape(n, t) > 0
+    state.owner[0] = -1
+    for p in range(n):
+        state.owner[0, played[p]] = p
+    state.draws[0] = np.rint(obs[sl["draws"]]).astype(np.int64)
+    void = obs[sl["void"]].reshape(n - 1, k) > 0
+    void_draws = np.rint(obs[sl["void_draws"]].reshape(n - 1, k)).astype(np.int64)
+    state.void_at[0] = 0
+    state.void_at[0, 1:] = np.where(void, state.draws[0, 1:, None] + 1 - void_draws, 0)
     state.legal[0] = mask != 0
     pool = np.flatnonzero(~hand & ~layout).astype(np.int64)
     if pool.size != sizes[1:].sum() + bone_n:
         raise ConfigError(f"the observation's hidden tiles ({pool.size}) do not match the opponents' hands and the "
                          f"boneyard ({sizes[1:].sum()} + {bone_n}): is it an observation of {config}?")
+    if isinstance(infer, bool):  # the earlier flag: True was the constraints, False none
+        infer = "constraints" if infer else "none"
+    if infer not in INFER_MODES:
+        raise ConfigError(f"infer must be one of {INFER_MODES}, got {infer!r}")
     forbid = np.zeros((n, t), np.uint8)
-    if infer:
+    if infer != "none":
         table = action_table(config.max_pip)
         tile_lo, tile_hi = np.asarray(table.tile_low), np.asarray(table.tile_high)
         for i in range(1, n):
-            values = np.flatnonzero(unmatched[i - 1])
+            values = np.flatnonzero(void[i - 1] & (void_draws[i - 1] <= 1))
             if values.size:
                 forbid[i] = np.isin(tile_lo, values) | np.isin(tile_hi, values)
     constrained = forbid[:, pool].sum(axis=1)
     order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
-    return World(pool, sizes, bone_n, forbid, order, float(keep) if infer else 0.0)
+    if tables is None:
+        from agents.baselines import HeuristicAgent
+
+        tables = HeuristicAgent(config).kernel_tables
+    policy = infer == "policy" and history is not None and proposals > 1
+    decisions = read_history(history, encoder) if policy and history is not None else no_decisions(n, config.max_pip)
+    return World(pool, sizes, bone_n, forbid, order, float(keep) if infer != "none" else 0.0, decisions,
+                 float(temp), int(proposals) if policy else 1, tables)
 
 
 class SampledWorlds(NamedTuple):
@@ -199,16 +275,18 @@ class SampledWorlds(NamedTuple):
 
 
 def sample_worlds(observation: dict, n: int, rng: np.random.Generator, encoder: ObservationEncoder,
-                  infer: bool = True, keep: float = 0.0) -> SampledWorlds:
-    """``n`` worlds consistent with ``observation`` (an observation dict of ``encoder``'s rules),
-    dealt as the search agents deal them, from ``rng``."""
+                  infer: str = "constraints", keep: float = 0.0, temp: float = 1.0,
+                  proposals: int = 1) -> SampledWorlds:
+    """``n`` worlds consistent with ``observation`` (an observation dict of ``encoder``'s rules;
+    its ``history`` entry for ``infer="policy"``), dealt as the search agents deal them, from ``rng``."""
     from cf_env.vector import make_consts, new_state
 
     config = encoder.config
     state = new_state(make_consts(config), 1)
     obs = np.asarray(observation["observation"], dtype=np.float32)
-    world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer, keep)
-    scratch = new_scratch(config.num_players, config.num_tiles)
+    world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer, keep,
+                             observation.get("history"), temp, proposals)
+    scratch = new_scratch(config.num_players, config.num_tiles, encoder.size, config.max_pip + 1)
     scratch.rs[0] = np.uint64(rng.integers(1, 2**63))
     work = new_state(make_consts(config), 1)
     hands = np.zeros((n, config.num_players, config.num_tiles), bool)
