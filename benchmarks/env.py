@@ -1,8 +1,9 @@
 """AEC env throughput next to PettingZoo's connect_four_v3, measured in the same run.
 
 Random legal play through the standard loop (``last()`` -> observation and mask -> ``step``),
-4-player double-nine. Prints JSON: decisions/s (median of ``--runs``) for our ``raw_env`` and
-``env()`` and for connect_four's raw env and ``env()``, and the ratios.
+4-player double-nine. Prints JSON: decisions/s (median of ``--runs``) for our ``raw_env``,
+``env()`` and ``env(history=True)`` (the round's events in every observation) and for
+connect_four's raw env and ``env()``, and the ratios.
 
     python benchmarks/env.py --steps 20000 --runs 5
 """
@@ -56,13 +57,14 @@ def main() -> None:
     makers = {
         "chicken_foot_raw_env": lambda: cf_env.raw_env(),
         "chicken_foot_env": lambda: cf_env.env(),
+        "chicken_foot_env_history": lambda: cf_env.env(history=True),
         "connect_four_raw_env": lambda: connect_four_v3.raw_env(),
         "connect_four_env": lambda: connect_four_v3.env(),
     }
     for make in makers.values():  # warm-up
         measure(make, 2000, 0)
     runs = {name: [] for name in makers}
-    for r in range(args.runs):  # interleaved so that machine noise hits all four alike
+    for r in range(args.runs):  # interleaved so that machine noise hits them all alike
         for name, make in makers.items():
             runs[name].append(measure(make, args.steps, r))
     med = {name: statistics.median(v) for name, v in runs.items()}
@@ -74,6 +76,7 @@ def main() -> None:
         **{f"{name}_decisions_per_s_median": round(v) for name, v in med.items()},
         "raw_env_vs_connect_four_raw": round(med["chicken_foot_raw_env"] / med["connect_four_raw_env"], 2),
         "env_vs_connect_four_env": round(med["chicken_foot_env"] / med["connect_four_env"], 2),
+        "env_history_vs_env": round(med["chicken_foot_env_history"] / med["chicken_foot_env"], 2),
         "per_run": {name: [round(x) for x in v] for name, v in runs.items()},
     }
     print(json.dumps(out, indent=2))

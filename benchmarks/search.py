@@ -51,8 +51,7 @@ def decision_points(config: RulesConfig, count: int, seed: int) -> list[dict]:
         game = Game(config, seed=game_seed)
         game_seed += 1
         while not game.is_over and len(points) < count:
-            p = game.current_player
-            view = {"observation": encoder.encode(game, p), "action_mask": encoder.mask(game.legal_bits)}
+            view = encoder.observe(game, history=True)  # the history entry: infer=policy reads it
             if len(game.legal_actions()) > 1 and rng.random() < 0.25:
                 points.append(view)
             game.apply(heuristic.act(view, rng))

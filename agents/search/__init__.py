@@ -2,8 +2,10 @@
 
 Both act from the observation alone (what their seat may know, docs/RULES.md R17). From it they
 sample *worlds* (:mod:`agents.search.worlds`): the hidden tiles dealt to the opponents' hands and
-the boneyard, consistent with the hand sizes and, with ``infer`` on, with each opponent's failures
-to match. Each world is played to the end of the round on the batched engine's compiled kernels
+the boneyard, consistent with the hand sizes and (``infer=constraints``) with each opponent's
+failures to match; with ``infer=policy`` (the default) worlds are also resampled by how likely the
+opponents' plays this round are under an opponent model (:mod:`agents.search.inference`), read
+from the observation's ``history`` entry. Each world is played to the end of the round on the batched engine's compiled kernels
 (:mod:`cf_env.vector`) by a rollout policy (:mod:`agents.search.rollout`) and valued by
 :mod:`agents.search.values`.
 
@@ -22,6 +24,7 @@ module                 what it holds
 =====================  ==================================================================
 ``spec``               the parameters, their defaults and checks (``parse_search_spec``)
 ``worlds``             reading an observation, the world sampler (``sample_worlds``)
+``inference``          the opponents' plays from the history, their likelihood in a world
 ``values``             the value of a finished round
 ``rollout``            the compiled rollout policies and the rollout loop
 ``pimc`` / ``ismcts``  the two searches' compiled kernels
