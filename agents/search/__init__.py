@@ -2,8 +2,8 @@
 
 Both act from the observation alone (what their seat may know, docs/RULES.md R17). From it they
 sample *worlds* (:mod:`agents.search.worlds`): the hidden tiles dealt to the opponents' hands and
-the boneyard, consistent with the hand sizes and (``infer=constraints``) with each opponent's
-failures to match; with ``infer=policy`` (the default) worlds are also resampled by how likely the
+the boneyard, consistent with the hand sizes and (``infer=constraints``, the default) with each opponent's
+failures to match; with ``infer=policy`` worlds are also resampled by how likely the
 opponents' plays this round are under an opponent model (:mod:`agents.search.inference`), read
 from the observation's ``history`` entry. Each world is played to the end of the round on the batched engine's compiled kernels
 (:mod:`cf_env.vector`) by a rollout policy (:mod:`agents.search.rollout`) and valued by

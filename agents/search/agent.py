@@ -37,7 +37,7 @@ class SearchAgent:
     """
 
     def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
-                 rollout: str = "heuristic", value: str = "points", infer: str | bool = "policy",
+                 rollout: str = "heuristic", value: str = "points", infer: str | bool = "constraints",
                  temp: float = TEMPERATURE, proposals: int = 8, keep: float = 0.0, c: float = 0.7,
                  seed: int | None = None, name: str | None = None) -> None:
         params = {"algo": algo, "ms": ms, "sims": sims, "rollout": rollout, "value": value, "infer": infer,

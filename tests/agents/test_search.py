@@ -27,7 +27,7 @@ def test_spec_parsing_and_errors():
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:keep=0.2:c=1.5:seed=3")
     assert p == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "value": "points", "infer": "none",
                  "temp": TEMPERATURE, "proposals": 8, "keep": 0.2, "c": 1.5, "seed": 3}
-    assert parse_search_spec("search")["infer"] == "policy"
+    assert parse_search_spec("search")["infer"] == "constraints"
     assert parse_search_spec("search:infer=1")["infer"] == "constraints"  # the earlier grammar still reads
     assert parse_search_spec("search:infer=constraints:temp=2:proposals=16")["proposals"] == 16
     assert parse_search_spec("search:value=win")["value"] == "win"
@@ -160,7 +160,7 @@ def test_hidden_tiles_never_reach_the_decision():
                 np.testing.assert_array_equal(views[0]["history"], views[1]["history"])
                 assert read_history(views[0]["history"], encoder).seat.size  # policy inference has plays to weigh
                 for spec in ("search:ms=0:sims=30", "search:algo=ismcts:ms=0:sims=200",
-                             "search:ms=0:sims=30:infer=constraints"):
+                             "search:ms=0:sims=30:infer=policy", "search:algo=ismcts:ms=0:sims=200:infer=policy"):
                     picks = [agents.load(spec, config).act(v, np.random.default_rng(1)) for v in views]
                     assert picks[0] == picks[1]
                 checked += 1
