@@ -98,12 +98,15 @@ _ARM = int(Role.ARM)
 
 
 @numba.njit(cache=True, nogil=True)
-def _encode_kernel(buf: bytes, gather: np.ndarray, flag_bytes: int, size: int, small: int, void_at: int,
-                   draws_at: int, void_draws_at: int, n: int, k: int) -> np.ndarray:
+def _encode_kernel(buf: bytes, gather: np.ndarray, params: np.ndarray) -> np.ndarray:
     """One observation from ``buf``: the flag bits (little-endian, ``flag_bytes`` long) gathered
     into observation order; then ``small`` counts, one byte each; then, per opponent and pip value,
     one byte ``1 + draws before its latest failure facing that value`` (0: none), which gives the
-    ``void`` flags and the ``void_draws`` counts; then the ``n`` totals as uint32."""
+    ``void`` flags and the ``void_draws`` counts; then the ``n`` totals as uint32. ``params`` holds
+    ``flag_bytes, size, small, void_at, draws_at, void_draws_at, n, k`` (one array: each argument
+    of a compiled call costs its own type check)."""
+    flag_bytes, size, small, void_at = params[0], params[1], params[2], params[3]
+    draws_at, void_draws_at, n, k = params[4], params[5], params[6], params[7]
     out = np.empty(size, np.float32)
     nf = gather.shape[0]
     for i in range(nf):
@@ -223,8 +226,8 @@ class ObservationEncoder:
         ]).astype(np.intp)
         ls = self._latest_slices
         self._small = ls["draws"].stop - ls["open_ends"].start
-        self._kernel_args = (self._flag_bytes, self.latest_size, self._small, ls["void"].start, ls["draws"].start,
-                             ls["void_draws"].start, n, k)
+        self._kernel_params = np.array([self._flag_bytes, self.latest_size, self._small, ls["void"].start,
+                                        ls["draws"].start, ls["void_draws"].start, n, k], dtype=np.int64)
         self._action_tile = np.array(table.action_tile, dtype=np.int64)
         self._mask_bytes = (table.num_actions + 7) // 8
         self._opponents = [[(seat + i) % n for i in range(1, n)] for seat in range(n)]
@@ -308,7 +311,7 @@ class ObservationEncoder:
                         *draws[seat:], *draws[:seat]))
                + b"".join([void_at[p] for p in opponents])
                + self._pack_totals(*totals[seat:], *totals[:seat]))
-        out = _encode_kernel(buf, self._gather, *self._kernel_args)
+        out = _encode_kernel(buf, self._gather, self._kernel_params)
         return out if self.version == OBSERVATION_VERSION else out[self.index]
 
     # -- the public history -------------------------------------------------------------------
