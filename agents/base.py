@@ -7,13 +7,14 @@ An agent is built for one rules config (it may need it to read the observation) 
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from cf_env import ChickenFootError, RulesConfig
 
-__all__ = ["Agent", "NotToMoveError", "act_batch", "legal_actions"]
+__all__ = ["Agent", "NotToMoveError", "act_batch", "legal_actions", "needs_history"]
 
 
 class NotToMoveError(ChickenFootError, ValueError):
@@ -48,3 +49,10 @@ def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray, rng: np
         return agent.act_batch(observations, masks, rng)
     return np.array([agent.act({"observation": o, "action_mask": m}, rng) for o, m in zip(observations, masks)],
                     dtype=np.int64)
+
+
+def needs_history(agents: Iterable[Any]) -> bool:
+    """Whether any of ``agents`` reads the observation's ``history`` entry (its ``needs_history``
+    attribute: a search agent with ``infer=policy``); the loops that feed them then make their env
+    with ``history=True`` (or ask ``ObservationEncoder.observe`` for it)."""
+    return any(getattr(agent, "needs_history", False) for agent in agents)

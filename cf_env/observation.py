@@ -95,6 +95,7 @@ SCORE_SCALE = 100.0  # the ``scores`` block holds points / SCORE_SCALE
 SCORE_FACTOR = 1.0 / SCORE_SCALE  # what the encoders multiply by (0.01 exactly as the literal: 1/100 rounds to it)
 _MASK_CACHE_SIZE = 1 << 16
 _ARM = int(Role.ARM)
+_SEARCH_DRAW, _START, _PLAY, _DRAW, _PASS, _ROUND_END = (int(k) for k in EventKind)  # the history kernel's
 
 
 @numba.njit(cache=True, nogil=True)
@@ -142,23 +143,23 @@ def _history_kernel(codes: np.ndarray, observer: int, n: int, draw: int, pass_: 
         kind = v & 7
         player = (v >> 3) & 0xFF
         payload = (v >> 11) & 0x3FF
-        if kind == 5:  # ROUND_END: not part of a round in play
+        if kind == _ROUND_END:  # not part of a round in play
             continue
-        if kind == 4 and payload and player != observer:  # a kept playable draw looks like any draw
+        if kind == _PASS and payload and player != observer:  # a kept playable draw looks like any draw
             continue
         out[r, 0] = (player - observer + n) % n
         out[r, 1] = kind
-        if kind == 2:  # PLAY
+        if kind == _PLAY:
             out[r, 2] = payload
             out[r, 3] = action_tile[payload]
-        elif kind == 3 or kind == 0:  # DRAW, SEARCH_DRAW: the tile only in the drawer's own view
-            if kind == 3:
+        elif kind in (_DRAW, _SEARCH_DRAW):  # the tile only in the drawer's own view
+            if kind == _DRAW:
                 out[r, 2] = draw
             if player == observer:
                 out[r, 3] = payload
-        elif kind == 1:  # START
+        elif kind == _START:
             out[r, 3] = payload
-        elif kind == 4:  # PASS
+        elif kind == _PASS:
             out[r, 2] = pass_
         r += 1
     return r

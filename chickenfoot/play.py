@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents.base import needs_history
 from cf_env import ActionParseError, ConfigError, Game, ObservationEncoder, RulesConfig, Tile, action_table
 
 __all__ = ["RULES_SUMMARY", "Table", "menu_text", "parse_choice", "play_terminal"]
@@ -126,7 +127,7 @@ def play_terminal(table: Table, seed: int | None, ask: Callable[[str], str], say
     config, seat, labels = table.config, table.seat, table.labels
     max_pip = config.max_pip
     bots = table.load_agents()
-    wants_history = any(getattr(bot, "needs_history", False) for bot in bots)
+    wants_history = needs_history(bots)
     game = Game(config, seed=seed)
     encoder = ObservationEncoder(config)
     rng = np.random.default_rng(seed)

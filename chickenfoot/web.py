@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import needs_history
 from cf_env import Game, ObservationEncoder, RulesConfig, action_to_string
 from cf_env.replay import FrameBuilder, describe_step, game_record, landing, opening_text
 from cf_env.scene import play_pose
@@ -38,7 +39,7 @@ class LiveGame:
         self.config, self.seat, self.seed = config, seat, seed
         self.others, self.specs, self.lineup, self.labels = table.others, table.specs, table.lineup, table.labels
         self.bots = table.load_agents()
-        self.wants_history = any(getattr(bot, "needs_history", False) for bot in self.bots)
+        self.wants_history = needs_history(self.bots)
         self.game = Game(config, seed=seed)
         self.encoder = ObservationEncoder(config)
         self.rng = np.random.default_rng(seed)

@@ -39,3 +39,19 @@ def random_playout(game: Game, rng: np.random.Generator, trace: list | None = No
         if trace is not None:
             trace.append((game.current_player, legal, action))
         game.apply(action)
+
+
+def swap_held_tiles(game: Game, a: tuple, b: tuple) -> Game | None:
+    """``game`` replayed from its first deal with tile ``a`` (dealt to seat 1) and ``b`` (dealt to
+    seat 2) trading hands, the same moves after; ``None`` when a move no longer replays."""
+    record = game.to_record()
+    hands = record["deals"][0]["hands"]
+    swapped_deal = {"hands": [list(h) for h in hands], "boneyard": record["deals"][0]["boneyard"]}
+    swapped_deal["hands"][1] = [b if t == a else t for t in hands[1]]
+    swapped_deal["hands"][2] = [a if t == b else t for t in hands[2]]
+    swapped = Game(game.config, deals=[swapped_deal])
+    try:
+        swapped.apply_all(record["actions"])
+    except Exception:  # a move is no longer legal with the other tile
+        return None
+    return swapped

@@ -17,17 +17,17 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from agents import Agent, load
+from agents.base import needs_history
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
 from training.workers import WorkerPool, worker_state
 
 __all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "short_name",
-           "needs_history", "warm_up", "wilson_interval", "win_rates"]
+           "warm_up", "wilson_interval", "win_rates"]
 
 
 def short_name(spec: str, width: int = 18) -> str:
@@ -193,11 +193,6 @@ def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bo
     env = raw_env(**config.to_dict(), history=needs_history(built.values()))
     return {"built": built, "env": env, "specs": specs, "seed": seed, "records": records}
 
-
-def needs_history(agents: Any) -> bool:
-    """Whether any of ``agents`` reads the observation's ``history`` entry (a search agent with
-    ``infer=policy``): the loops that feed them then make their env with ``history=True``."""
-    return any(getattr(agent, "needs_history", False) for agent in agents)
 
 
 def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray, dict | None]]:

@@ -35,6 +35,7 @@ from pydantic import Field, field_validator
 from torch import nn
 
 from agents import load
+from agents.base import needs_history
 from agents.checkpoint import atomic_write
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
@@ -47,7 +48,7 @@ from training.config import (
     Probability,
     check_agent_specs,
 )
-from training.evaluate import needs_history, warm_up, win_rates
+from training.evaluate import warm_up, win_rates
 from training.run import StopSignals, TrainingRun
 from training.workers import WorkerPool, worker_state
 

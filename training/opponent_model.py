@@ -26,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agents import load
+from agents.base import needs_history
 from agents.baselines import HeuristicAgent, score_plays
 from cf_env import Game, RulesConfig, raw_env
 
@@ -39,7 +40,7 @@ def collect_choices(config: RulesConfig, specs: Sequence[str], games: int, seed:
     for every play it chose among two or more."""
     tables = HeuristicAgent(config).kernel_tables
     built = {s: load(s, config) for s in specs}
-    env = raw_env(**config.to_dict(), history=any(getattr(a, "needs_history", False) for a in built.values()))
+    env = raw_env(**config.to_dict(), history=needs_history(built.values()))
     rng = np.random.default_rng(seed)
     out: dict[str, list[tuple[np.ndarray, int]]] = {s: [] for s in specs}
     n, draw = config.num_players, config.num_actions - 2

@@ -72,10 +72,10 @@ class SearchAgent:
             self._network = agents.load(rollout, config)
             self._batch: tuple[State, np.ndarray, np.ndarray] | None = None
         k = config.max_pip + 1
-        self._policy = new_policy(kind, self.encoder.size, 2, k, HeuristicAgent(config).kernel_tables)
+        self._tables = HeuristicAgent(config).kernel_tables  # the heuristic rollouts' and the opponent model's
+        self._policy = new_policy(kind, self.encoder.size, 2, k, self._tables)
         self._template = self._world_state(1)
         self._work = self._world_state(2)
-        self._tables = HeuristicAgent(config).kernel_tables
         self._scratch = new_scratch(config.num_players, config.num_tiles, self.encoder.size, k)
         if algo == "ismcts":
             self._tree = new_tree(config.num_actions)

@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.baselines import HeuristicTables
+from agents.baselines import HeuristicAgent, HeuristicTables
 from agents.search.inference import Decisions, log_likelihood, no_decisions, read_history
 from cf_env import ConfigError, ObservationEncoder, action_table
 from cf_env.engine import Role
@@ -257,8 +257,6 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     constrained = forbid[:, pool].sum(axis=1)
     order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
     if tables is None:
-        from agents.baselines import HeuristicAgent
-
         tables = HeuristicAgent(config).kernel_tables
     policy = infer == "policy" and history is not None and proposals > 1
     decisions = read_history(history, encoder) if policy and history is not None else no_decisions(n, config.max_pip)

@@ -14,6 +14,7 @@ from agents.search.values import valuation
 from cf_env import Game, ObservationEncoder, RulesConfig, Tile, raw_env
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
+from tests.scripted import swap_held_tiles
 from training.evaluate import play_game
 
 SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
@@ -140,19 +141,13 @@ def test_hidden_tiles_never_reach_the_decision():
         game = _decision_point(config, seed)
         if game is None:
             continue
-        record = game.to_record()
-        hands = record["deals"][0]["hands"]
+        hands = game.to_record()["deals"][0]["hands"]
         held1 = [t for t in hands[1] if Tile.of(*t) in game.hand(1)]
         held2 = [t for t in hands[2] if Tile.of(*t) in game.hand(2)]
         for a in held1:
             for b in held2:
-                deal = {"hands": [list(h) for h in hands], "boneyard": record["deals"][0]["boneyard"]}
-                deal["hands"][1] = [b if t == a else t for t in hands[1]]
-                deal["hands"][2] = [a if t == b else t for t in hands[2]]
-                swapped = Game(config, deals=[deal])
-                try:
-                    swapped.apply_all(record["actions"])
-                except Exception:  # an opponent's move is no longer legal with the other tile: try another pair
+                swapped = swap_held_tiles(game, a, b)
+                if swapped is None:  # an opponent's move is no longer legal with the other tile: try another pair
                     continue
                 assert swapped.hand(1) != game.hand(1) and swapped.hand(2) != game.hand(2)
                 views = [encoder.observe(g, history=True) for g in (game, swapped)]

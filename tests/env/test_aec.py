@@ -13,7 +13,7 @@ import cf_env
 from cf_env import ObservationEncoder, ResetNeededError, env, raw_env
 from cf_env.engine import ConfigError, EventKind, Game, IllegalActionError, RulesConfig, Tile, string_to_action
 from tests.reference_rules import ReferenceGame
-from tests.scripted import deal
+from tests.scripted import deal, swap_held_tiles
 
 CONFIGS = [
     {},
@@ -518,19 +518,11 @@ def test_history_hides_what_the_observation_hides():
             game.apply(int(rng.choice(game.legal_actions())))
         if game.is_over or not any(ev.kind == EventKind.DRAW for ev in game.round_events()):
             continue
-        record = game.to_record()
-        hands = record["deals"][0]["hands"]
+        hands = game.to_record()["deals"][0]["hands"]
         a = next((t for t in hands[1] if Tile.of(*t) in game.hand(1)), None)
         b = next((t for t in hands[2] if Tile.of(*t) in game.hand(2)), None)
-        if a is None or b is None:
-            continue
-        deal = {"hands": [list(h) for h in hands], "boneyard": record["deals"][0]["boneyard"]}
-        deal["hands"][1] = [b if t == a else t for t in hands[1]]
-        deal["hands"][2] = [a if t == b else t for t in hands[2]]
-        swapped = Game(config, deals=[deal])
-        try:
-            swapped.apply_all(record["actions"])
-        except Exception:  # a move no longer legal with the other tile
+        swapped = None if a is None or b is None else swap_held_tiles(game, a, b)
+        if swapped is None:
             continue
         envs = []
         for g in (game, swapped):
