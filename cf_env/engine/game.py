@@ -175,6 +175,10 @@ def _parse_tile_pair(item: Any, where: str, max_pip: int) -> int:
     return Tile.of(a, b).index
 
 
+class _Dealt(list):
+    """Deals a game dealt itself, as :func:`validate_deals` returns them (see :meth:`Game.rewound`)."""
+
+
 def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None]:
     """Check scripted per-round deals and return them as tile indices (``None`` = shuffle).
 
@@ -183,6 +187,8 @@ def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tup
     """
     if deals is None:
         return []
+    if isinstance(deals, _Dealt):  # a game's own deals (Game.rewound): already tile indices and checked
+        return list(deals)
     if isinstance(deals, (str, bytes)) or not isinstance(deals, Sequence):
         raise DealError(f"deals must be a list of per-round deals, got {type(deals).__name__}")
     if len(deals) > config.rounds:
@@ -662,6 +668,23 @@ class Game:
             self._deals[-1] = bytes(deal)
             bone[j], bone[top] = bone[top], bone[j]
 
+    def order_boneyard(self, tiles: Sequence[int]) -> None:
+        """Arrange the whole boneyard: ``tiles`` (tile indices, exactly the boneyard's, top first)
+        are drawn in that order; for counterfactual rollouts of a finished game's chance events
+        (:mod:`training.luck`). The round's deal in :meth:`to_record` is kept in step.
+
+        Raises:
+            DealError: ``tiles`` are not the boneyard's tiles (nothing changes).
+        """
+        order = [_as_index(t) for t in tiles]
+        if sorted(order) != sorted(self._bone):
+            raise DealError(f"the boneyard holds {sorted(self._bone)}; got {order}")
+        self._bone[:] = order[::-1]  # pop() takes the top
+        deal = bytearray(self._deals[-1])
+        base = len(deal) - len(order)
+        deal[base:] = bytes(order)
+        self._deals[-1] = bytes(deal)
+
     @property
     def played_bits(self) -> int:
         """Tiles on the layout this round, as action bits."""
@@ -716,6 +739,17 @@ class Game:
         (DRAW, SEARCH_DRAW, START), 1 for a PASS that keeps a drawn tile, or the RoundEnd reason.
         They hold hidden tiles: a reader must apply R17 as :meth:`events` does."""
         return np.frombuffer(self._events, dtype=np.int32)[self._round_start:].copy()
+
+    @property
+    def event_count(self) -> int:
+        """Entries in the whole game's event log so far (read the new ones with :meth:`event_codes`)."""
+        return len(self._events)
+
+    def event_codes(self, start: int = 0) -> np.ndarray:
+        """The whole game's events from entry ``start`` on as packed int32 codes (the format of
+        :meth:`round_event_codes`), unfiltered: for callers that follow a game as it goes with
+        every hand in view (the luck-corrected evaluation, :mod:`training.luck`)."""
+        return np.frombuffer(self._events, dtype=np.int32)[start:].copy()
 
     def round_events(self, observer: int | None = None) -> list[Event]:
         """:meth:`events` of the round in play (of the last round once the game is over)."""
@@ -860,6 +894,20 @@ class Game:
         game = cls(RulesConfig.from_dict(record["config"]), deals=record["deals"])
         game.apply_all(record["actions"])
         return game
+
+    def deal_tiles(self, r: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+        """Round ``r``'s deal as tile indices: ``(hands in seat order, boneyard top first)`` (hidden
+        information, as :meth:`to_record` holds it)."""
+        order = tuple(self._deals[r])
+        h, n = self.config.hand_size, self._n
+        return tuple(order[i * h:(i + 1) * h] for i in range(n)), order[n * h:]
+
+    def rewound(self) -> Game:
+        """A new game of the same rules at its start, with this game's deals (every round dealt so
+        far) scripted: applying :meth:`actions` to it plays this game again. The same as
+        ``Game.from_record`` of :meth:`to_record` without the actions, but with no JSON to parse
+        (for code that follows finished games with every hand in view, :mod:`training.luck`)."""
+        return Game(self.config, deals=_Dealt(self.deal_tiles(r) for r in range(len(self._deals))))
 
     def apply_all(self, actions: Iterable[int]) -> None:
         """Apply a sequence of actions; on an illegal one raises :class:`RecordError` naming its
