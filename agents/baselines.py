@@ -26,6 +26,12 @@ class RandomAgent:
         legal = legal_actions(observation)
         return int(legal[rng.integers(len(legal))])
 
+    def action_probabilities(self, observation: dict) -> np.ndarray:
+        """The policy: uniform over the legal actions (a luck-corrected evaluation corrects this
+        agent's decisions with it, :mod:`training.luck`)."""
+        mask = np.asarray(observation["action_mask"], np.float64)
+        return mask / mask.sum()
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         noise = rng.random(masks.shape, dtype=np.float32) + 1e-3  # > 0 so a legal action always wins
         return np.argmax(noise * masks, axis=1)

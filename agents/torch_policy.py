@@ -193,6 +193,18 @@ class TorchAgent:
         logits, _ = self.model(obs, mask)
         return torch.softmax(logits, dim=-1)[0].cpu().numpy()
 
+    def action_probabilities(self, observation: dict) -> np.ndarray:
+        """The policy :meth:`act` follows: the network's probabilities when it samples, all on the
+        most likely legal action when ``deterministic`` (what a luck-corrected evaluation reads,
+        :mod:`training.luck`)."""
+        probs = self.probabilities(observation).astype(np.float64)
+        if self.deterministic:
+            legal = legal_actions(observation)
+            one = np.zeros_like(probs)
+            one[legal[np.argmax(probs[legal])]] = 1.0
+            return one
+        return probs / probs.sum()
+
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
