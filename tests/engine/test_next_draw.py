@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cf_env.engine import DealError, EventKind, Game, RulesConfig
+from cf_env.engine import DealError, EventKind, Game, RulesConfig, Tile
 
 
 @pytest.mark.parametrize("config", [RulesConfig(rounds=3), RulesConfig(num_players=2, max_pip=6, draw_rule="until_playable")])
@@ -43,4 +43,47 @@ def test_a_tile_outside_the_boneyard_is_refused_and_nothing_changes():
     for bad in (held, -1, "x"):
         with pytest.raises(DealError, match="not in the boneyard"):
             game.set_next_draw(bad)
+    assert (game.boneyard_tiles(), game.to_record()) == before
+
+
+@pytest.mark.parametrize("config", [RulesConfig(rounds=3), RulesConfig(num_players=2, max_pip=6, draw_rule="until_playable")])
+def test_an_ordered_boneyard_is_drawn_in_that_order_and_the_record_replays(config):
+    rng = np.random.default_rng(2)
+    game = Game(config, seed=3)
+    ordered = 0
+    while not game.is_over:
+        legal = game.legal_actions()
+        action = legal[rng.integers(len(legal))]
+        if action == config.num_actions - 2 and ordered < 6:
+            order = [int(t) for t in rng.permutation(game.boneyard_tiles())]
+            game.order_boneyard(order)
+            before = game.event_count
+            game.apply(action)
+            codes = game.event_codes(before)
+            drawn = [c >> 11 & 0x3FF for c in codes.tolist() if c & 7 == EventKind.DRAW]
+            assert drawn == order[:len(drawn)]
+            ordered += 1
+        else:
+            game.apply(action)
+    assert ordered
+    assert Game.from_record(game.to_record()).events() == game.events()
+    again = game.rewound()  # the game's own deals, no JSON: the same game again
+    again.apply_all(game.actions())
+    assert again.events() == game.events() and again.round_scores == game.round_scores
+    deal = game.to_record()["deals"][0]
+    hands, bone = game.deal_tiles(0)
+    def pair(t: int) -> list[int]:
+        return [Tile.from_index(t).low, Tile.from_index(t).high]
+
+    assert [[pair(t) for t in hand] for hand in hands] == deal["hands"]
+    assert [pair(t) for t in bone] == deal["boneyard"]
+
+
+def test_an_order_that_is_not_the_boneyard_is_refused_and_nothing_changes():
+    game = Game(RulesConfig(), seed=1)
+    before = (game.boneyard_tiles(), game.to_record())
+    tiles = game.boneyard_tiles()
+    for bad in (tiles[:-1], [*tiles[:-1], game.hand(0)[0].index], [*tiles, tiles[0]]):
+        with pytest.raises(DealError, match="boneyard holds"):
+            game.order_boneyard(bad)
     assert (game.boneyard_tiles(), game.to_record()) == before
