@@ -201,15 +201,22 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
 @click.option("--worst-agent", default=None, help="The agent spec --worst judges [default: the first agent].")
 @click.option("--device", default="cpu", show_default=True,
               help="Where checkpoint agents run: cpu, cuda, cuda:N or auto (cuda when there is one).")
+@click.option("--luck-correction", is_flag=True,
+              help="Also report luck-corrected (AIVAT) win rates and points with their intervals: the luck of the "
+                   "deals and draws taken out by a value function of the full state (README 'Luck-corrected "
+                   "evaluation').")
+@click.option("--luck-value", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="With --luck-correction: the value function to use [default: the one shipped for these rules, "
+                   "else one fitted once and cached].")
 @click.option("--no-progress", is_flag=True)
 def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | None, rounds: int | None,
                  hand_size: int | None, deal_sets: int, seed: int, json_path: str | None, csv_path: str | None,
                  plot_path: str | None, workers: int, save_games: str | None, worst: int, worst_agent: str | None,
-                 device: str, no_progress: bool) -> None:
+                 device: str, luck_correction: bool, luck_value: str | None, no_progress: bool) -> None:
     """Play AGENTS against each other (one per seat, the last one filling the remaining seats;
     specs: random, greedy, heuristic, search[:name=value...], a checkpoint path, zoo:NAME, sb3:MODEL.zip,
-    sb3+trust:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95% Wilson
-    intervals, mean points, OpenSkill ratings and each agent's mean time per decision (ms/dec; ms/choice
+    sb3+trust:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95% intervals (t over
+    deal sets), mean points, OpenSkill ratings and each agent's mean time per decision (ms/dec; ms/choice
     counts only decisions with more than one legal action). The rules are the first checkpoint's unless rule flags say otherwise."""
     import agents as agent_lib
     from agents.torch_policy import resolve_device
@@ -221,6 +228,9 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
     if len(lineup) > players:
         raise click.BadParameter(f"{len(lineup)} agents for {players} seats", param_hint="AGENTS")
     lineup += [lineup[-1]] * (players - len(lineup))
+    if luck_value and not luck_correction:
+        raise click.BadParameter("--luck-value is the value function of --luck-correction; add --luck-correction",
+                                 param_hint="--luck-value")
     if (worst or worst_agent) and save_games is None:
         raise click.BadParameter("--worst and --worst-agent choose which games --save-games keeps; give --save-games DIR",
                                  param_hint="--worst")
@@ -232,7 +242,7 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
                  if device != "cpu" else None)
         report = evaluate([built[s] for s in lineup] if built else lineup, config, deal_sets=deal_sets, seed=seed,
                           progress=not no_progress, workers=workers, save_games=save_games, worst=worst,
-                          worst_agent=worst_agent)
+                          worst_agent=worst_agent, luck=(luck_value or True) if luck_correction else False)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(report.table())

@@ -13,10 +13,12 @@ from __future__ import annotations
 import csv
 import json
 import math
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from agents import Agent, load
 from agents.base import needs_history
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
+from training.luck import t_interval
 from training.workers import WorkerPool, worker_state
 
 __all__ = ["AgentResult", "EvalReport", "GameSaver", "evaluate", "generate_deals", "play_game", "short_name",
@@ -62,39 +65,78 @@ def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
     return deals
 
 
+def known_policy(agent: Agent) -> bool:
+    """Whether a luck-corrected evaluation corrects ``agent``'s decisions: it says what its
+    policy is (``action_probabilities(observation)``) and the policy is not deterministic (a
+    deterministic one's terms are all zero)."""
+    return hasattr(agent, "action_probabilities") and not getattr(agent, "deterministic", False)
+
+
 def play_game(env: raw_env, seats: Sequence[Agent], deals: list[dict] | None, rng: np.random.Generator,
-              seed: int | None = None, clock: np.ndarray | None = None) -> Game:
+              seed: int | None = None, clock: np.ndarray | None = None,
+              policies: list[np.ndarray | None] | None = None, boards: list[tuple[int, int]] | None = None) -> Game:
     """Play one whole game with ``seats[i]`` at seat ``i``; returns the finished engine game.
     ``clock``, an ``(n, 4)`` float array, gets per seat: seconds in ``act``, decisions, and the
-    same two over decisions with more than one legal action."""
+    same two over decisions with more than one legal action. ``policies``, a list, gets for every
+    decision the action probabilities of a seat whose policy is known (:func:`known_policy`), else
+    ``None``; ``boards``, a list, gets for every draw the board it was made on (open values as a
+    bitmask, forced slots left). :func:`training.luck.corrected_outcomes` reads both."""
     env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
     game = env.game
     names = env.possible_agents
+    known = [known_policy(a) for a in seats] if policies is not None else [False] * len(seats)
+    draw = game.config.num_actions - 2
     while not game.is_over:
         seat = game.current_player
         obs = env.observe(names[seat])
-        if clock is None:
+        if policies is not None:
+            policies.append(np.asarray(seats[seat].action_probabilities(obs), np.float64)
+                            if known[seat] else None)
+        if clock is None and boards is None:
             env.step(seats[seat].act(obs, rng))
             continue
         start = time.perf_counter()
         action = seats[seat].act(obs, rng)
-        spent = time.perf_counter() - start
-        clock[seat, 0] += spent
-        clock[seat, 1] += 1
-        if game.legal_bits & (game.legal_bits - 1):  # more than one legal action
-            clock[seat, 2] += spent
-            clock[seat, 3] += 1
+        if clock is not None:
+            spent = time.perf_counter() - start
+            clock[seat, 0] += spent
+            clock[seat, 1] += 1
+            if game.legal_bits & (game.legal_bits - 1):  # more than one legal action
+                clock[seat, 2] += spent
+                clock[seat, 3] += 1
+        if boards is not None and action == draw:
+            pending = game.pending
+            boards.append((game.open_values, pending.count if pending is not None else 0))
         env.step(action)
     return game
 
 
 @dataclass
 class AgentResult:
+    """One agent's figures. Intervals are 95% t-intervals over deal sets (the independent units:
+    the rotations of one deal set are one paired sample), kept inside [0, 1] for win rates;
+    ``win_rate_wilson_ci95`` is Wilson's interval over seat-games, as if they were independent.
+    ``*_se``: standard errors over deal sets; ``*_seat_se``: over seat-games. The
+    ``*_corrected*`` figures come from a luck-corrected evaluation (:mod:`training.luck`), else
+    they are ``None``."""
+
     spec: str
     seat_games: int = 0
     win_rate: float = 0.0
     win_rate_ci95: tuple[float, float] = (0.0, 0.0)
     mean_points: float = 0.0
+    mean_points_ci95: tuple[float, float] = (0.0, 0.0)
+    win_rate_corrected: float | None = None
+    win_rate_corrected_ci95: tuple[float, float] | None = None
+    mean_points_corrected: float | None = None
+    mean_points_corrected_ci95: tuple[float, float] | None = None
+    win_rate_wilson_ci95: tuple[float, float] = (0.0, 1.0)
+    win_rate_se: float = 0.0
+    win_rate_seat_se: float = 0.0
+    mean_points_se: float = 0.0
+    mean_points_seat_se: float = 0.0
+    win_rate_corrected_se: float | None = None
+    mean_points_corrected_se: float | None = None
     rating: float = 0.0  # OpenSkill ordinal (mu - 3 sigma)
     rating_mu: float = 0.0
     rating_sigma: float = 0.0
@@ -110,6 +152,11 @@ class EvalReport:
     games: int
     seed: int
     results: list[AgentResult] = field(default_factory=list)
+    luck_corrected: bool = False
+    ms_per_game: float = 0.0  #: playing time per game (in the workers; the correction not included)
+    luck_ms_per_game: float | None = None  #: the correction's time per game (its own, in the workers)
+    #: per spec, per deal set: its mean win share, total, corrected win share and corrected total
+    per_deal_set: dict[str, list[list[float]]] = field(default_factory=dict)
 
     def table(self) -> str:
         head = (f"{'agent':<40} {'seat-games':>10} {'win rate':>9} {'95% CI':>17} {'mean pts':>9} {'rating':>7} "
@@ -123,7 +170,20 @@ class EvalReport:
         sets = f"{self.deal_sets} deal set{'s' if self.deal_sets != 1 else ''}"
         lines.append(f"{self.games} games = {sets} x {len(self.lineup)} seat rotations; "
                      f"{self.config['num_players']} players, double-{self.config['max_pip']}, "
-                     f"{self.config['rounds']} rounds; parity win rate {1 / len(self.lineup):.3f}")
+                     f"{self.config['rounds']} rounds; parity win rate {1 / len(self.lineup):.3f}; "
+                     f"intervals: t over deal sets")
+        if self.luck_corrected:
+            head = (f"{'luck-corrected (AIVAT)':<40} {'win rate':>9} {'95% CI':>17} {'se':>6} {'raw se':>6} "
+                    f"{'mean pts':>9} {'95% CI':>17} {'se':>6} {'raw se':>6}")
+            lines += ["", head, "-" * len(head)]
+            for r in self.results:
+                wl, wh = r.win_rate_corrected_ci95 or (0.0, 1.0)
+                pl, ph = r.mean_points_corrected_ci95 or (0.0, 0.0)
+                lines.append(f"{r.spec[-40:]:<40} {r.win_rate_corrected:>9.3f} {f'[{wl:.3f}, {wh:.3f}]':>17} "
+                             f"{r.win_rate_corrected_se:>6.3f} {r.win_rate_se:>6.3f} {r.mean_points_corrected:>9.1f} "
+                             f"{f'[{pl:.1f}, {ph:.1f}]':>17} {r.mean_points_corrected_se:>6.2f} {r.mean_points_se:>6.2f}")
+            lines.append(f"the correction took {self.luck_ms_per_game:.1f} ms per game; playing took "
+                         f"{self.ms_per_game:.1f}")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -181,34 +241,63 @@ def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
 
 
 def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bool = False,
-                     built: dict[str, Agent] | None = None) -> dict:
+                     built: dict[str, Agent] | None = None, luck: Any = None) -> dict:
     """An evaluating worker's state (:class:`training.run.WorkerPool`'s initializer): the agents
-    (``built`` ones as given, the other specs loaded), warmed up, an env and the run's settings."""
+    (``built`` ones as given, the other specs loaded), warmed up, an env, the run's settings and
+    the luck correction's value function (``luck``: one, or a path to load it from)."""
     config = RulesConfig.from_dict(config_dict)
+    if isinstance(luck, (str, Path)):
+        from training.luck import load_luck_value
+
+        luck = load_luck_value(config, luck)
+    if luck is not None:
+        from training.luck import DUPLICATE_EVENTS, LuckCorrector
+
+        luck = (luck, LuckCorrector(config, events=DUPLICATE_EVENTS))
     built = dict(built or {})
     for spec in dict.fromkeys(specs):
         if spec not in built:
             built[spec] = load(spec, config)
     warm_up(built, config)
     env = raw_env(**config.to_dict(), history=needs_history(built.values()))
-    return {"built": built, "env": env, "specs": specs, "seed": seed, "records": records}
+    return {"built": built, "env": env, "specs": specs, "seed": seed, "records": records, "luck": luck}
 
 
-
-def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray, dict | None]]:
+def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int], list[int], np.ndarray, dict | None,
+                                                            np.ndarray | None, float, float]]:
     """Every seat rotation of deal set ``d``: (seat specs, winners, totals, clock, the game's record
-    when records are kept) per game."""
+    when records are kept, the seats' luck-corrected (win share, total) when corrected, seconds
+    the correction took, seconds the game took) per game."""
     state = worker_state()
     specs, built, env, seed, keep = state["specs"], state["built"], state["env"], state["seed"], state["records"]
+    luck = state["luck"]  # (value function, corrector) or None
     n = len(specs)
     out = []
+    games, policies, boards = [], [], []
     for rot in range(n):
         seat_specs = [specs[(s - rot) % n] for s in range(n)]
         clock = np.zeros((n, 4))
+        known: list | None = [] if luck is not None else None
+        drawn_on: list | None = [] if luck is not None else None
+        start = time.perf_counter()
         game = play_game(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
-                         clock=clock)
-        out.append((seat_specs, game.winners, game.totals, clock, game.to_record() if keep else None))
-    return out
+                         clock=clock, policies=known, boards=drawn_on)
+        played = time.perf_counter() - start
+        games.append(game)
+        policies.append(known)
+        boards.append(drawn_on)
+        out.append([seat_specs, game.winners, game.totals, clock, game.to_record() if keep else None, None, 0.0,
+                    played])
+    if luck is not None:
+        from training.luck import corrected_outcomes
+
+        start = time.perf_counter()
+        _, corrected = corrected_outcomes(luck[0], games, np.random.default_rng([seed, d, n]), policies, luck[1],
+                                          boards)
+        spent = (time.perf_counter() - start) / n
+        for rot in range(n):
+            out[rot][5:7] = [corrected[rot], spent]
+    return [tuple(x) for x in out]  # type: ignore[misc]
 
 
 def _ranks(winners: list[int], totals: list[int]) -> list[int]:
@@ -276,8 +365,13 @@ class GameSaver:
 
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
              progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int = 1,
-             save_games: str | Path | None = None, worst: int = 0, worst_agent: str | None = None) -> EvalReport:
+             save_games: str | Path | None = None, worst: int = 0, worst_agent: str | None = None,
+             luck: bool | str | Path | Any = False) -> EvalReport:
     """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
+
+    ``luck``: also report luck-corrected win rates and points (AIVAT, :mod:`training.luck`):
+    ``True`` for the value function of these rules (:func:`training.luck.load_luck_value`), a
+    path to one, or a :class:`training.luck.LuckValue`.
 
     ``save_games``: a folder for game records (:class:`GameSaver`): every game, or with ``worst``
     = N the N games where ``worst_agent`` (default: the first spec) did worst.
@@ -302,23 +396,38 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     if workers > 1 and (agents_by_spec or not all(isinstance(x, str) for x in lineup)):
         raise ConfigError("workers > 1 needs a lineup of agent specs (each process loads its own agents)")
     distinct = list(dict.fromkeys(specs))
+    if luck is True:
+        from training.luck import load_luck_value
+
+        luck = load_luck_value(config, progress=progress)  # here: workers then read the cache, never fit
+    elif luck is False or luck is None:
+        luck = None
+    elif not isinstance(luck, (str, Path)) and not hasattr(luck, "values"):
+        raise ConfigError(f"luck must be True/False, a path to a value function or a LuckValue, got {luck!r}")
+    if isinstance(luck, (str, Path)):
+        from training.luck import load_luck_value
+
+        luck = load_luck_value(config, luck)
     saver = GameSaver(save_games, specs, worst, worst_agent, seed) if save_games is not None else None
     rng = np.random.default_rng(seed)
     all_deals = [generate_deals(config, rng) for _ in range(deal_sets)]
     model = PlackettLuce()
     ratings = {s: model.rating(name=s) for s in distinct}
-    wins: dict[str, list[float]] = {s: [] for s in distinct}
-    points: dict[str, list[int]] = {s: [] for s in distinct}
+    # per spec, one row per seat-game: deal set, win share, total, and the corrected two (nan if none)
+    rows: dict[str, list[tuple[int, float, float, float, float]]] = {s: [] for s in distinct}
     clocks = {s: np.zeros(4) for s in distinct}
+    luck_seconds, play_seconds = [0.0], [0.0]
     bar = tqdm(total=deal_sets * n, desc="eval", unit="game", disable=not progress, leave=False)
 
     def record(games: list, d: int) -> None:
-        for rot, (seat_specs, winners, totals, clock, game) in enumerate(games):
+        for rot, (seat_specs, winners, totals, clock, game, corrected, spent, played) in enumerate(games):
             if saver is not None:
                 saver.add(d, rot, seat_specs, winners, totals, game)
+            luck_seconds[0] += spent
+            play_seconds[0] += played
             for seat, spec in enumerate(seat_specs):
-                wins[spec].append(win_share(seat in winners, len(winners)))
-                points[spec].append(totals[seat])
+                fixed = corrected[seat] if corrected is not None else (math.nan, math.nan)
+                rows[spec].append((d, win_share(seat in winners, len(winners)), totals[seat], *fixed))
                 clocks[spec] += clock[seat]
             # every seat is a one-player team holding its spec's rating; a spec's new rating is
             # the mean of its seats' updates
@@ -330,29 +439,70 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
                                              sigma=float(np.mean([r.sigma for r in mine])), name=spec)
             bar.update(1)
         if progress:
-            bar.set_postfix({short_name(s): f"{np.mean(wins[s]):.3f}" for s in distinct})
+            bar.set_postfix({short_name(s): f"{np.mean([r[1] for r in rows[s]]):.3f}" for s in distinct})
 
     given: dict[str, Agent] = dict(agents_by_spec or {})
     for item, spec in zip(lineup, specs):
         if not isinstance(item, str):
             given.setdefault(spec, item)
-    with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given)) as pool:
-        for d, games in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
-            record(games, d)  # in deal-set order: the ratings do not depend on the workers
+    # spawned workers load the value function from a file (a torch module does not cross processes cheaply)
+    with tempfile.TemporaryDirectory(prefix="chickenfoot-luck-") as folder:
+        sent: Any = luck
+        if workers > 1 and luck is not None:
+            if not hasattr(luck, "save"):
+                raise ConfigError("workers > 1 send the value function to each process as a file: give a LuckValue "
+                                  "(or a path to one), or evaluate with workers=1")
+            sent = Path(folder) / "value.pt"
+            luck.save(sent)
+        with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given,
+                                                    sent)) as pool:
+            for d, games in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
+                record(games, d)  # in deal-set order: the ratings do not depend on the workers
     bar.close()
     if saver is not None:
         saver.close()
-    report = EvalReport(config=config.to_dict(), lineup=specs, deal_sets=deal_sets, games=deal_sets * n, seed=seed)
+    report = EvalReport(config=config.to_dict(), lineup=specs, deal_sets=deal_sets, games=deal_sets * n, seed=seed,
+                        luck_corrected=luck is not None, ms_per_game=1000 * play_seconds[0] / (deal_sets * n),
+                        luck_ms_per_game=1000 * luck_seconds[0] / (deal_sets * n) if luck is not None else None)
     for spec in distinct:
-        m = float(np.mean(wins[spec]))
         r = ratings[spec]
         c = clocks[spec]
-        report.results.append(AgentResult(
-            spec=spec, seat_games=len(wins[spec]), win_rate=m, win_rate_ci95=wilson_interval(m, len(wins[spec])),
-            mean_points=float(np.mean(points[spec])), rating=float(r.ordinal()), rating_mu=float(r.mu),
-            rating_sigma=float(r.sigma), ms_per_decision=1000 * c[0] / max(c[1], 1),
-            ms_per_choice=1000 * c[2] / max(c[3], 1)))
+        table = np.array(rows[spec], float)
+        sets = _deal_set_means(table, deal_sets)  # (deal sets, 4)
+        m = float(table[:, 1].mean())
+        result = AgentResult(
+            spec=spec, seat_games=len(table), win_rate=m, win_rate_ci95=t_interval(sets[:, 0], 0.0, 1.0),
+            mean_points=float(table[:, 2].mean()), mean_points_ci95=t_interval(sets[:, 1], 0.0),
+            win_rate_wilson_ci95=wilson_interval(m, len(table)), win_rate_se=_se(sets[:, 0]),
+            win_rate_seat_se=_se(table[:, 1]), mean_points_se=_se(sets[:, 1]),
+            mean_points_seat_se=_se(table[:, 2]), rating=float(r.ordinal()),
+            rating_mu=float(r.mu), rating_sigma=float(r.sigma), ms_per_decision=1000 * c[0] / max(c[1], 1),
+            ms_per_choice=1000 * c[2] / max(c[3], 1))
+        if luck is not None:
+            result.win_rate_corrected = float(table[:, 3].mean())
+            result.win_rate_corrected_ci95 = t_interval(sets[:, 2], 0.0, 1.0)
+            result.mean_points_corrected = float(table[:, 4].mean())
+            result.mean_points_corrected_ci95 = t_interval(sets[:, 3], 0.0)
+            result.win_rate_corrected_se, result.mean_points_corrected_se = _se(sets[:, 2]), _se(sets[:, 3])
+        report.results.append(result)
+        report.per_deal_set[spec] = sets.round(6).tolist()
     return report
+
+
+def _deal_set_means(table: np.ndarray, deal_sets: int) -> np.ndarray:
+    """``(deal sets, 4)``: an agent's mean win share, total and their corrected values in each
+    deal set, from its seat-game rows ``(deal set, win, total, corrected win, corrected total)``."""
+    sums = np.zeros((deal_sets, 4))
+    counts = np.zeros(deal_sets)
+    d = table[:, 0].astype(int)
+    np.add.at(sums, d, table[:, 1:])
+    np.add.at(counts, d, 1)
+    return sums / counts[:, None]
+
+
+def _se(values: np.ndarray) -> float:
+    """The standard error of the mean of ``values`` (0 for fewer than two)."""
+    return float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
 
 
 def win_rates(agent: Agent, config: RulesConfig, opponents: dict[str, Agent], deal_sets: int,
