@@ -114,7 +114,8 @@ def play_game(env: raw_env, seats: Sequence[Agent], deals: list[dict] | None, rn
 @dataclass
 class AgentResult:
     """One agent's figures. Intervals are 95% t-intervals over deal sets (the independent units:
-    the rotations of one deal set are one paired sample), kept inside [0, 1] for win rates;
+    the rotations of one deal set are one paired sample; with a single deal set, Wilson's and
+    the t-interval over its seat-games), kept inside [0, 1] for win rates;
     ``win_rate_wilson_ci95`` is Wilson's interval over seat-games, as if they were independent.
     ``*_se``: standard errors over deal sets; ``*_seat_se``: over seat-games. The
     ``*_corrected*`` figures come from a luck-corrected evaluation (:mod:`training.luck`), else
@@ -197,10 +198,14 @@ class EvalReport:
             with path.open("w", newline="") as f:
                 writer = csv.writer(f)
                 writer.writerow(["agent", "seat_games", "win_rate", "ci_low", "ci_high", "mean_points", "rating",
-                                 "ms_per_decision", "ms_per_choice"])
+                                 "ms_per_decision", "ms_per_choice", "win_rate_corrected", "corrected_ci_low",
+                                 "corrected_ci_high", "mean_points_corrected"])
                 for r in self.results:
+                    corrected = r.win_rate_corrected_ci95 or ("", "")
                     writer.writerow([r.spec, r.seat_games, r.win_rate, *r.win_rate_ci95, r.mean_points, r.rating,
-                                     r.ms_per_decision, r.ms_per_choice])
+                                     r.ms_per_decision, r.ms_per_choice, "" if r.win_rate_corrected is None else
+                                     r.win_rate_corrected, *corrected,
+                                     "" if r.mean_points_corrected is None else r.mean_points_corrected])
         else:
             path.write_text(json.dumps(self.to_json(), indent=2))
 
@@ -471,8 +476,9 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         sets = _deal_set_means(table, deal_sets)  # (deal sets, 4)
         m = float(table[:, 1].mean())
         result = AgentResult(
-            spec=spec, seat_games=len(table), win_rate=m, win_rate_ci95=t_interval(sets[:, 0], 0.0, 1.0),
-            mean_points=float(table[:, 2].mean()), mean_points_ci95=t_interval(sets[:, 1], 0.0),
+            spec=spec, seat_games=len(table), win_rate=m,
+            win_rate_ci95=t_interval(sets[:, 0], 0.0, 1.0) if deal_sets > 1 else wilson_interval(m, len(table)),
+            mean_points=float(table[:, 2].mean()), mean_points_ci95=_points_interval(sets[:, 1], table[:, 2]),
             win_rate_wilson_ci95=wilson_interval(m, len(table)), win_rate_se=_se(sets[:, 0]),
             win_rate_seat_se=_se(table[:, 1]), mean_points_se=_se(sets[:, 1]),
             mean_points_seat_se=_se(table[:, 2]), rating=float(r.ordinal()),
@@ -482,7 +488,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             result.win_rate_corrected = float(table[:, 3].mean())
             result.win_rate_corrected_ci95 = t_interval(sets[:, 2], 0.0, 1.0)
             result.mean_points_corrected = float(table[:, 4].mean())
-            result.mean_points_corrected_ci95 = t_interval(sets[:, 3], 0.0)
+            result.mean_points_corrected_ci95 = _points_interval(sets[:, 3], table[:, 4])
             result.win_rate_corrected_se, result.mean_points_corrected_se = _se(sets[:, 2]), _se(sets[:, 3])
         report.results.append(result)
         report.per_deal_set[spec] = sets.round(6).tolist()
@@ -498,6 +504,12 @@ def _deal_set_means(table: np.ndarray, deal_sets: int) -> np.ndarray:
     np.add.at(sums, d, table[:, 1:])
     np.add.at(counts, d, 1)
     return sums / counts[:, None]
+
+
+def _points_interval(per_deal_set: np.ndarray, per_game: np.ndarray) -> tuple[float, float]:
+    """The t-interval of mean points over deal sets; with one deal set, over its seat-games (as
+    if they were independent: the only spread there is)."""
+    return t_interval(per_deal_set if len(per_deal_set) > 1 else per_game, 0.0)
 
 
 def _se(values: np.ndarray) -> float:

@@ -285,3 +285,17 @@ def test_following_the_event_log_gives_the_terms_of_playing_again() -> None:
         fast = corrected_outcomes(value, [game], np.random.default_rng(1), boards=[boards])
         slow = corrected_outcomes(value, [game], np.random.default_rng(1))
         assert np.allclose(fast[1], slow[1]) and not np.allclose(fast[1], fast[0])
+
+
+def test_a_single_deal_set_still_writes_finite_json(tmp_path) -> None:
+    import json
+
+    from training.evaluate import evaluate
+
+    value = _small_value(SMALL)
+    report = evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, seed=2, progress=False, luck=value)
+    text = json.dumps(report.to_json(), allow_nan=False)  # no Infinity: one deal set has no spread between sets
+    r = json.loads(text)["results"][0]
+    assert r["win_rate_ci95"] == list(r["win_rate_wilson_ci95"]) and r["mean_points_ci95"][1] < 1e6
+    report.write(tmp_path / "r.csv")
+    assert "win_rate_corrected" in (tmp_path / "r.csv").read_text().splitlines()[0]
