@@ -131,11 +131,13 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 @click.option("--iterations", type=click.IntRange(min=1), default=None, help="Override iterations.")
 @click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Override workers.")
+@click.option("--address", default=None,
+              help="Play the games on the Ray cluster whose head is at HOST:PORT (workers = its actors).")
 @click.option("--device", default=None, help="Override device: auto, cpu, cuda or cuda:N.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
            init_checkpoint: str | None, iterations: int | None, time_limit_minutes: float | None,
-           workers: int | None, device: str | None, no_progress: bool) -> None:
+           workers: int | None, address: str | None, device: str | None, no_progress: bool) -> None:
     """Expert iteration: the network learns the search agent's choices on the states it reaches
     (DAgger); writes checkpoints, the samples and TensorBoard logs.
 
@@ -146,7 +148,7 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
     summary, resume_command = _train(expert_iteration, ExpertConfig, "expert", config_path, resume, overwrite, no_progress,
                      {"runs_dir": runs_dir, "run_name": run_name, "init_checkpoint": init_checkpoint,
                       "iterations": iterations, "time_limit_minutes": time_limit_minutes, "workers": workers,
-                      "device": device})
+                      "address": address, "device": device})
     _stopped(summary, f"iteration {summary['iterations']}", resume_command)
 
 
@@ -192,8 +194,12 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the report as JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the report as CSV.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a win-rate bar chart (PNG).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes that play deal sets in parallel (the report is the same, timings aside).")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes that play deal sets in parallel (the report is the same, timings aside) "
+                   "[default: 1; with --address, one per CPU of the cluster].")
+@click.option("--address", default=None,
+              help="Play the deal sets on the Ray cluster whose head is at HOST:PORT (README 'RLlib ... on a "
+                   "Ray cluster' sets one up); checkpoint paths must be readable on every node.")
 @click.option("--save-games", "save_games", type=click.Path(file_okay=False), default=None,
               help="Write game records (JSON, for chickenfoot replay) into this folder, with an index.json.")
 @click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True,
@@ -211,8 +217,8 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
 @click.option("--no-progress", is_flag=True)
 def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | None, rounds: int | None,
                  hand_size: int | None, deal_sets: int, seed: int, json_path: str | None, csv_path: str | None,
-                 plot_path: str | None, workers: int, save_games: str | None, worst: int, worst_agent: str | None,
-                 device: str, luck_correction: bool, luck_value: str | None, no_progress: bool) -> None:
+                 plot_path: str | None, workers: int | None, address: str | None, save_games: str | None, worst: int,
+                 worst_agent: str | None, device: str, luck_correction: bool, luck_value: str | None, no_progress: bool) -> None:
     """Play AGENTS against each other (one per seat, the last one filling the remaining seats;
     specs: random, greedy, heuristic, search[:name=value...], a checkpoint path, zoo:NAME, sb3:MODEL.zip,
     sb3+trust:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95% intervals (t over
@@ -236,12 +242,13 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
                                  param_hint="--worst")
     try:
         device = resolve_device(device)
-        if device != "cpu" and workers > 1:
-            raise click.BadParameter("--device cuda runs in one process; drop --workers", param_hint="--device")
+        if device != "cpu" and ((workers or 1) > 1 or address):
+            raise click.BadParameter("--device cuda runs in one process; drop --workers/--address", param_hint="--device")
         built = ({s: agent_lib.load(s, config, device=device) for s in dict.fromkeys(lineup)}
                  if device != "cpu" else None)
         report = evaluate([built[s] for s in lineup] if built else lineup, config, deal_sets=deal_sets, seed=seed,
-                          progress=not no_progress, workers=workers, save_games=save_games, worst=worst,
+                          progress=not no_progress, workers=workers, address=address, save_games=save_games,
+                          worst=worst,
                           worst_agent=worst_agent, luck=(luck_value or True) if luck_correction else False)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None

@@ -369,9 +369,9 @@ class GameSaver:
 
 
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
-             progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int = 1,
+             progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int | None = 1,
              save_games: str | Path | None = None, worst: int = 0, worst_agent: str | None = None,
-             luck: bool | str | Path | Any = False) -> EvalReport:
+             luck: bool | str | Path | Any = False, address: str | None = None) -> EvalReport:
     """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
 
     ``luck``: also report luck-corrected win rates and points (AIVAT, :mod:`training.luck`):
@@ -382,7 +382,9 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     = N the N games where ``worst_agent`` (default: the first spec) did worst.
 
     ``workers`` > 1 plays deal sets in that many processes (the lineup must then be specs, which
-    each process loads); the report is the same as with one process, timings aside. The processes
+    each process loads); the report is the same as with one process, timings aside. ``address``:
+    play them on the Ray cluster whose head is there instead, ``workers`` actors (default: one per
+    CPU of the cluster; checkpoint paths must be readable on every node). The processes
     are spawned, so a script that calls this must guard its entry point with
     ``if __name__ == "__main__":`` (the ``chickenfoot`` command does)."""
     from openskill.models import PlackettLuce
@@ -395,11 +397,17 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         raise ConfigError(f"deal_sets must be a positive int, got {deal_sets!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be an int >= 0, got {seed!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if workers is None:
+        workers = None if address else 1
+    elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"workers must be a positive int, got {workers!r}")
     specs = [x if isinstance(x, str) else x.name for x in lineup]
-    if workers > 1 and (agents_by_spec or not all(isinstance(x, str) for x in lineup)):
-        raise ConfigError("workers > 1 needs a lineup of agent specs (each process loads its own agents)")
+    remote = address is not None or (workers or 1) > 1
+    if remote and (agents_by_spec or not all(isinstance(x, str) for x in lineup)):
+        raise ConfigError("workers > 1 or a cluster address needs a lineup of agent specs (each process loads "
+                          "its own agents)")
+    if address:  # a relative checkpoint path means nothing in a Ray worker's folder
+        specs = [str(Path(x).resolve()) if Path(x).is_file() else x for x in specs]
     distinct = list(dict.fromkeys(specs))
     if luck is True:
         from training.luck import load_luck_value
@@ -450,17 +458,17 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     for item, spec in zip(lineup, specs):
         if not isinstance(item, str):
             given.setdefault(spec, item)
-    # spawned workers load the value function from a file (a torch module does not cross processes cheaply)
+    # spawned workers load the value function from a file (a torch module does not cross spawn cheaply)
     with tempfile.TemporaryDirectory(prefix="chickenfoot-luck-") as folder:
         sent: Any = luck
-        if workers > 1 and luck is not None:
+        if address is None and remote and luck is not None:  # a Ray cluster gets the object itself
             if not hasattr(luck, "save"):
                 raise ConfigError("workers > 1 send the value function to each process as a file: give a LuckValue "
                                   "(or a path to one), or evaluate with workers=1")
             sent = Path(folder) / "value.pt"
             luck.save(sent)
         with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given,
-                                                    sent)) as pool:
+                                                    sent), address=address) as pool:
             for d, games in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
                 record(games, d)  # in deal-set order: the ratings do not depend on the workers
     bar.close()

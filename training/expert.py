@@ -65,7 +65,8 @@ class ExpertConfig(NetworkTrainerConfig):
             softmax over its action values at this temperature.
     Collection
         iterations, games_per_iteration, workers (processes that play the games, spawned once per
-            run; 1 = in this process);
+            run; 1 = in this process); address: ``HOST:PORT`` of a Ray cluster's head to play them on
+            instead, ``workers`` Ray actors over its CPUs (:class:`training.workers.WorkerPool`);
         self_play_prob: chance each seat after seat 0 is the student too; opponents: the other
         seats' agent specs; beta: chance a student decision plays the teacher's action instead.
     Learning
@@ -79,6 +80,7 @@ class ExpertConfig(NetworkTrainerConfig):
     iterations: PositiveInt = 10
     games_per_iteration: PositiveInt = 32
     workers: PositiveInt = 2
+    address: str | None = None
     self_play_prob: Probability = 0.5
     opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
     beta: Probability = 0.0
@@ -288,7 +290,8 @@ class ExpertTrainer(TrainingRun):
         stop_reason = "iterations"
         start_time = time.time() - self.train_seconds
         init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden))
-        with StopSignals() as stop, WorkerPool(cfg.workers, collector_state, init_args) as pool:
+        with StopSignals() as stop, WorkerPool(cfg.workers, collector_state, init_args,
+                                                             address=cfg.address) as pool:
             while self.iteration < cfg.iterations:
                 if stop.received:
                     stop_reason = f"interrupted ({stop.received})"

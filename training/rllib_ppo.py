@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from cf_env import ChickenFootError
 from training.config import (
     NonNegativeFloat,
     NonNegativeInt,
@@ -36,12 +35,9 @@ from training.config import (
     TrainConfigError,
     load_config,
 )
+from training.workers import ClusterConnectError, join_cluster
 
 __all__ = ["ClusterConnectError", "RLlibConfig", "build_algorithm", "export_module", "main", "train"]
-
-
-class ClusterConnectError(ChickenFootError, ConnectionError):
-    """``--address`` names no Ray cluster this process can join."""
 
 
 class RLlibConfig(RunConfig):
@@ -159,20 +155,6 @@ def _export_all(algo, cfg: RLlibConfig, step: int) -> list[str]:
     return paths
 
 
-def _check_reachable(address: str, timeout: float = 5.0) -> None:
-    """Fail fast on a ``host:port`` nobody listens on (``ray.init`` would retry for minutes)."""
-    import socket
-
-    host, sep, port = address.rpartition(":")
-    if not sep or "://" in address or not port.isdigit():
-        return  # "auto", "ray://..." and other forms Ray resolves itself
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
-    except OSError as exc:
-        raise ClusterConnectError(f"could not join the Ray cluster at {address}: nothing answers there ({exc}). "
-                                  "Start the head first (`ray start --head --port PORT`) and pass its address.") from None
-
-
 def train(cfg: RLlibConfig, address: str | None = None, resume: bool = False,
           progress: bool = True) -> dict[str, Any]:
     """Run ``cfg``; returns a summary (iterations, env steps, timing, exported checkpoints)."""
@@ -180,14 +162,7 @@ def train(cfg: RLlibConfig, address: str | None = None, resume: bool = False,
     from tqdm.auto import tqdm
 
     if address:
-        _check_reachable(address)
-        try:
-            ray.init(address=address, log_to_driver=False)
-        except ConnectionError as exc:
-            raise ClusterConnectError(
-                f"could not join the Ray cluster at {address}: {exc}\nIs the head running (`ray status`)? "
-                "If it uses token authentication, export RAY_AUTH_MODE=token and the cluster's token "
-                "(RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH to its file) here too.") from None
+        join_cluster(address)
     elif not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
     cfg.run_dir.mkdir(parents=True, exist_ok=True)
