@@ -189,9 +189,15 @@ def outcome(game: Game) -> np.ndarray:
 
 
 class LuckCorrector:
-    """Follows finished games (from their records, with every hand in view) and lists their luck
-    terms as rows of states with coefficients: a game's luck is ``sum(coeff * v(row))`` plus a
-    constant (:meth:`terms`). :meth:`correct` evaluates ``v`` on every row at once."""
+    """Follows finished games (with every hand in view) and lists their luck terms as rows of
+    states with coefficients: a game's luck is ``sum(coeff * v(row))`` plus a constant
+    (:meth:`terms`); :func:`corrected_outcomes` evaluates ``v`` on every row at once.
+
+    ``deal_samples``: fresh deals per deal term (0: every shuffle, for tiny sets); ``draw_samples``:
+    boneyard tiles per draw term (0: all of them); ``events``: which kinds of term
+    (:data:`EVENTS`); ``rollouts``: value each draw by that many heuristic rollouts of the round
+    per tile instead of by ``v`` (common random numbers across the tiles; ``round_points`` = a
+    round's points' mean and variance then stand for the rounds still to come)."""
 
     def __init__(self, config: RulesConfig, deal_samples: int = DEAL_SAMPLES, draw_samples: int = DRAW_SAMPLES,
                  rollouts: int = 0, round_points: tuple[float, float] = (0.0, 1.0),
@@ -202,12 +208,13 @@ class LuckCorrector:
             raise ConfigError(f"draw_samples must be an int >= 0 (0: every tile in the boneyard), got {draw_samples!r}")
         if not set(events) <= set(EVENTS):
             raise ConfigError(f"events must be among {EVENTS}, got {list(events)}")
+        if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 0:
+            raise ConfigError(f"rollouts must be an int >= 0 (0: draws valued by v), got {rollouts!r}")
         self.events = frozenset(events)
         self.draw_samples = draw_samples
         self.rollouts = rollouts
         self.round_points = round_points
         self.config = config
-        self.features = LuckFeatures(config)
         self.deal_samples = deal_samples
         t = self.table = action_table(config.max_pip)
         self.n, self.k, self.tiles = config.num_players, t.k, t.num_tiles
@@ -288,7 +295,7 @@ class LuckCorrector:
         if rnd not in self._exact:
             hands, mover, bone = self.starts(self._every_shuffle, rnd)
             flat = np.concatenate([hands.reshape(len(hands), -1), mover[:, None], bone[:, None]], axis=1)
-            unique, index, counts = np.unique(flat, axis=0, return_index=True, return_counts=True)
+            _, index, counts = np.unique(flat, axis=0, return_index=True, return_counts=True)
             self._exact[rnd] = (hands[index], mover[index], bone[index], counts / counts.sum())
         return self._exact[rnd]
 
@@ -352,7 +359,8 @@ class LuckCorrector:
         :attr:`rollouts` rollouts of the round by the heuristic, the same boneyard orders for
         every tile (common random numbers: the difference between tiles is what counts)."""
         tiles = np.flatnonzero(bone)
-        taken = game.deal_tiles(game.round_index)[1][len(game.deal_tiles(game.round_index)[1]) - len(tiles)]
+        pile = game.deal_tiles(game.round_index)[1]  # the round's boneyard, top first: the drawn ones, then the rest
+        taken = pile[len(pile) - len(tiles)]
         options = self._draw_options(bone, rng)
         orders = [rng.permutation(tiles) for _ in range(self.rollouts)]
         values = np.array([[self._rollout(game, int(tile), order) for order in orders]

@@ -299,3 +299,22 @@ def test_a_single_deal_set_still_writes_finite_json(tmp_path) -> None:
     assert r["win_rate_ci95"] == list(r["win_rate_wilson_ci95"]) and r["mean_points_ci95"][1] < 1e6
     report.write(tmp_path / "r.csv")
     assert "win_rate_corrected" in (tmp_path / "r.csv").read_text().splitlines()[0]
+
+
+def test_draws_valued_by_rollouts_are_mean_zero_too() -> None:
+    """Draw terms from heuristic rollouts with common random numbers: over every shuffle and
+    decision of the tiny round (a fresh generator per game, so games that part at a draw share
+    their rollouts' orders) their expectation is 0, and they are not all 0."""
+    records, weights, policies = _every_game(TINY)
+    corrector = LuckCorrector(TINY, deal_samples=0, draw_samples=0, rollouts=2, round_points=(1.0, 1.0),
+                              events=("draw",))
+    v = _NoiseValue(TINY, 0)  # never asked: the draw terms are the rollouts'
+    luck = np.zeros((TINY.num_players, 2))
+    moved = 0.0
+    for record, w in zip(records, weights):
+        raw, corrected = corrected_outcomes(v, [record], np.random.default_rng(0), corrector=corrector)
+        luck += w * (raw - corrected)[0]
+        moved = max(moved, float(np.abs(raw - corrected).max()))
+    assert np.abs(luck).max() < 1e-9 and moved > 0.01
+    with pytest.raises(ConfigError, match="rollouts"):
+        LuckCorrector(TINY, rollouts=-1)
