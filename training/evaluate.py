@@ -3,9 +3,12 @@
 A *lineup* names one agent spec per seat (``["runs/x/ckpt.pt", "greedy", "greedy", "greedy"]``).
 Each *deal set* is a full game's deals (every round shuffled up front from the seed); it is
 played once per seat rotation, so every agent holds every seat's cards and the luck of the deal
-cancels. Win rates count a shared win as ``1/len(winners)``; the 95% interval is Wilson's score
-interval over the agent's seat-games (it stays inside [0, 1] and does not collapse at a win rate of
-0 or 1, unlike the normal interval). Ratings are OpenSkill (Plackett-Luce) ordinals over all games.
+cancels. Win rates count a shared win as ``1/len(winners)``. The 95% intervals are t-intervals
+over deal sets: a deal set's rotations share its deals and draws, so they are one paired sample,
+not independent games (win-rate intervals are kept inside [0, 1]; Wilson's score interval over the
+agent's seat-games, the earlier figure, is kept as ``win_rate_wilson_ci95``). With ``luck`` the
+report adds luck-corrected figures (AIVAT, :mod:`training.luck`). Ratings are OpenSkill
+(Plackett-Luce) ordinals over all games.
 """
 
 from __future__ import annotations
