@@ -17,7 +17,7 @@ help:
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make lint   - set up .venv and run ruff and mypy (configured in pyproject.toml)"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
-	@echo "make bench  - engine, env, search and OpenSpiel benchmarks (JSON)"
+	@echo "make bench  - engine, env, search, OpenSpiel, evaluation and luck-correction benchmarks (JSON)"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/search.py --speed
 	$(PY) benchmarks/openspiel.py
 	$(PY) benchmarks/eval_workers.py --runs 1 --deal-sets 40
+	$(PY) benchmarks/luck.py --lineups network,heuristic --deal-sets 50
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
