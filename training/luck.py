@@ -327,13 +327,17 @@ class LuckCorrector:
         rolling = self.rollouts > 0 and cfg.draw_rule == "one" and "draw" in self.events
         walk = _Walk(self, played, rng, rows, g)
         if boards is not None and cfg.draw_rule == "one" and not known and not rolling:
+            codes = played.event_codes()
+            draws = int(np.count_nonzero((codes & 7) == EventKind.DRAW))
+            if draws != len(boards):
+                raise ConfigError(f"the game drew {draws} times but {len(boards)} boards were recorded for it")
             queue = iter(boards)
 
             def board() -> tuple[np.ndarray, int]:
                 bits, pending = next(queue)
                 return self._values_of(bits), pending
 
-            walk.follow(played.event_codes(), board)
+            walk.follow(codes, board)
             return walk.const
         game = played.rewound()
         draw = self.table.draw

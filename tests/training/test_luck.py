@@ -285,6 +285,8 @@ def test_following_the_event_log_gives_the_terms_of_playing_again() -> None:
         fast = corrected_outcomes(value, [game], np.random.default_rng(1), boards=[boards])
         slow = corrected_outcomes(value, [game], np.random.default_rng(1))
         assert np.allclose(fast[1], slow[1]) and not np.allclose(fast[1], fast[0])
+    with pytest.raises(ConfigError, match="boards were recorded"):
+        corrected_outcomes(value, [game], np.random.default_rng(1), boards=[boards[:-1]])
 
 
 def test_a_single_deal_set_still_writes_finite_json(tmp_path) -> None:
