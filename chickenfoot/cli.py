@@ -209,7 +209,8 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
               help="Where checkpoint agents run: cpu, cuda, cuda:N or auto (cuda when there is one).")
 @click.option("--luck-correction", is_flag=True,
               help="Also report luck-corrected (AIVAT) win rates and points with their intervals: the luck of the "
-                   "deals and draws taken out by a value function of the full state (README 'Luck-corrected "
+                   "draws (and of seats whose policy is known) taken out by a value function of the full state; "
+                   "unbiased, but with the shipped value function not yet narrower (README 'Luck-corrected "
                    "evaluation').")
 @click.option("--luck-value", type=click.Path(dir_okay=False, exists=True), default=None,
               help="With --luck-correction: the value function to use [default: the one shipped for these rules, "
@@ -248,8 +249,7 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
                  if device != "cpu" else None)
         report = evaluate([built[s] for s in lineup] if built else lineup, config, deal_sets=deal_sets, seed=seed,
                           progress=not no_progress, workers=workers, address=address, save_games=save_games,
-                          worst=worst,
-                          worst_agent=worst_agent, luck=(luck_value or True) if luck_correction else False)
+                          worst=worst, worst_agent=worst_agent, luck=(luck_value or True) if luck_correction else False)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(report.table())
