@@ -12,6 +12,7 @@ import pytest
 
 from agents import HeuristicAgent
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig
+from cf_env.engine.actions import tile_index
 from training.luck import (
     LuckCorrector,
     LuckFeatures,
@@ -122,16 +123,13 @@ def test_deal_terms_follow_r6_as_the_engine_does() -> None:
     encoder = ObservationEncoder(config)
     searched = 0
     for _ in range(6):
-        game = Game(config, seed=rng)
-        record_game = Game(config, seed=np.random.default_rng(int(rng.integers(1 << 30))))
-        while not record_game.is_over:
-            record_game.apply(agent.act(encoder.observe(record_game), rng))
-        record = record_game.to_record()
+        played = Game(config, seed=rng)
+        while not played.is_over:
+            played.apply(agent.act(encoder.observe(played), rng))
+        record = played.to_record()
         replay = Game(config, deals=record["deals"])
         for r in range(config.rounds):
             deal = record["deals"][r]
-            from cf_env.engine.actions import tile_index
-
             perm = np.array([[tile_index(a, b) for hand in deal["hands"] for a, b in hand]
                              + [tile_index(a, b) for a, b in deal["boneyard"]]])
             hands, mover, bone = corrector.starts(perm, r)
@@ -143,7 +141,6 @@ def test_deal_terms_follow_r6_as_the_engine_does() -> None:
             searched += sum(replay.draws(p) for p in range(config.num_players)) > 0
             while replay.round_index == r and not replay.is_over:
                 replay.apply(record["actions"][len(replay.actions())])
-        del game
     assert searched > 3  # the search for the starting double was exercised
 
 
