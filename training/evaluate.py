@@ -400,9 +400,9 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         raise ConfigError(f"deal_sets must be a positive int, got {deal_sets!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be an int >= 0, got {seed!r}")
-    if workers is None:
-        workers = None if address else 1
-    elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if workers is None and not address:
+        workers = 1
+    elif workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ConfigError(f"workers must be a positive int, got {workers!r}")
     specs = [x if isinstance(x, str) else x.name for x in lineup]
     remote = address is not None or (workers or 1) > 1
@@ -412,18 +412,14 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     if address:  # a relative checkpoint path means nothing in a Ray worker's folder
         specs = [str(Path(x).resolve()) if Path(x).is_file() else x for x in specs]
     distinct = list(dict.fromkeys(specs))
-    if luck is True:
-        from training.luck import load_luck_value
-
-        luck = load_luck_value(config, progress=progress)  # here: workers then read the cache, never fit
-    elif luck is False or luck is None:
+    if luck is False or luck is None:
         luck = None
-    elif not isinstance(luck, (str, Path)) and not hasattr(luck, "values"):
-        raise ConfigError(f"luck must be True/False, a path to a value function or a LuckValue, got {luck!r}")
-    if isinstance(luck, (str, Path)):
+    elif luck is True or isinstance(luck, (str, Path)):  # loaded (or fitted) here, once: workers get it made
         from training.luck import load_luck_value
 
-        luck = load_luck_value(config, luck)
+        luck = load_luck_value(config, None if luck is True else luck, progress=progress)
+    elif not hasattr(luck, "values"):
+        raise ConfigError(f"luck must be True/False, a path to a value function or a LuckValue, got {luck!r}")
     saver = GameSaver(save_games, specs, worst, worst_agent, seed) if save_games is not None else None
     rng = np.random.default_rng(seed)
     all_deals = [generate_deals(config, rng) for _ in range(deal_sets)]

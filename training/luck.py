@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from cf_env import ConfigError, Game, RulesConfig, action_table
-from cf_env.engine import EventKind
+from cf_env.engine import EventKind, unpack_event
 from cf_env.engine.actions import tile_index
 from cf_env.engine.scoring import tile_points, win_share
 
@@ -70,7 +70,6 @@ EVENTS = ("deal", "draw", "decision")  #: the kinds of luck terms (each one is m
 #: hands, so an agent's mean over them already holds every seat's cards once, and deal terms only
 #: add the noise of their sampled expectation (measured: README "Luck-corrected evaluation")
 DUPLICATE_EVENTS = ("draw", "decision")
-_EV_PLAYER, _EV_PAYLOAD, _EV_ROUND = 3, 11, 21
 _SHIPPED = Path(__file__).resolve().parent.parent / "agents" / "zoo"
 
 
@@ -308,6 +307,21 @@ class LuckCorrector:
             options = options[rng.integers(len(options), size=self.draw_samples)]
         return options
 
+    def _draw_rows(self, rows: _Rows, g: int, hands: np.ndarray, bone: np.ndarray, p: int, open_values: np.ndarray,
+                   pending: int, totals: np.ndarray, rnd: int, weight: float, rng: np.random.Generator,
+                   taken: int | None = None) -> None:
+        """``weight`` times the mean of ``v`` after seat ``p`` draws a tile from ``bone``
+        (:meth:`_draw_options`); with ``taken``, plus ``v`` after it draws that tile (a draw term)."""
+        options = self._draw_options(bone, rng)
+        extra = int(taken is not None)
+        alt = np.repeat(hands[None], len(options) + extra, axis=0)
+        alt[np.arange(len(options)), p, options] = 1
+        coeff = np.full(len(options) + extra, weight / len(options))
+        if taken is not None:
+            alt[-1, p, taken] = 1
+            coeff[-1] = 1.0
+        rows.add(alt, totals.copy(), p, open_values, pending, int(bone.sum()) - 1, rnd, coeff, g)
+
     # ------------------------------------------------------------------ following a game
 
     def terms(self, played: Game, rng: np.random.Generator, rows: _Rows, g: int = 0,
@@ -404,11 +418,7 @@ class LuckCorrector:
             if c == 0.0:
                 continue
             if a == self.table.draw:  # a chance node: its value is the mean over the tiles left
-                options = self._draw_options(bone, rng)
-                alt = np.repeat(hands[None], len(options), axis=0)
-                alt[np.arange(len(options)), p, options] = 1
-                rows.add(alt, totals.copy(), p, open_values, pending, int(bone.sum()) - 1, rnd,
-                         c / len(options), g)
+                self._draw_rows(rows, g, hands, bone, p, open_values, pending, totals, rnd, c, rng)
                 continue
             after = game.clone()
             after.apply(a)
@@ -447,8 +457,7 @@ class _Walk:
         c, hands, bone, rows, g = self.c, self.hands, self.bone, self.rows, self.g
         cfg, n = c.config, c.n
         for code in codes.tolist():
-            kind, p = code & 7, code >> _EV_PLAYER & 0xFF
-            payload, rnd = code >> _EV_PAYLOAD & 0x3FF, code >> _EV_ROUND
+            kind, p, payload, rnd = unpack_event(code)
             if rnd != self.round:  # a new deal
                 self.round = rnd
                 hands[:] = 0
@@ -469,13 +478,8 @@ class _Walk:
             elif kind == EventKind.DRAW:
                 open_values, pending = board()
                 if "draw" in c.events and not self.rolled:
-                    options = c._draw_options(bone, self.rng)
-                    alt = np.repeat(hands[None], len(options) + 1, axis=0)
-                    alt[np.arange(len(options)), p, options] = 1
-                    alt[-1, p, payload] = 1
-                    coeff = np.full(len(options) + 1, -1.0 / len(options))
-                    coeff[-1] = 1.0
-                    rows.add(alt, self.totals.copy(), p, open_values, pending, int(bone.sum()) - 1, rnd, coeff, g)
+                    c._draw_rows(rows, g, hands, bone, p, open_values, pending, self.totals, rnd, -1.0, self.rng,
+                                 taken=payload)
                 hands[p, payload] = 1
                 bone[payload] = False
             elif kind == EventKind.PLAY:
@@ -584,11 +588,7 @@ class LuckValue:
         scale = self.features.scale
         mean = rows["totals"] / scale + mu + left * self.round_mean
         var = var + left * self.round_var + 1e-4
-        return np.stack([self.win_shares(mean, var), mean * scale], axis=-1)
-
-    def win_shares(self, mean: np.ndarray, var: np.ndarray) -> np.ndarray:
-        """See :func:`win_shares`."""
-        return win_shares(mean, var, self.GRID)
+        return np.stack([win_shares(mean, var, self.GRID), mean * scale], axis=-1)
 
     def save(self, path: str | Path) -> None:
         torch = _torch()
@@ -725,10 +725,13 @@ def fit_luck_value(config: RulesConfig, games: int = 4000, seed: int = 20_180_20
             opt.zero_grad()
             loss.backward()
             opt.step()
+        loss = mse = 0.0
         with torch.no_grad():
-            parts = [nll(test[i:i + 8192]) for i in range(0, len(test), 8192)]
-            loss = sum(p[0] * len(test[i * 8192:(i + 1) * 8192]) for i, p in enumerate(parts)) / len(test)
-            mse = sum(p[1] * len(test[i * 8192:(i + 1) * 8192]) for i, p in enumerate(parts)) / len(test)
+            for start in range(0, len(test), 8192):  # in chunks: the held-out states' features at once are large
+                chunk = test[start:start + 8192]
+                part_loss, part_mse = nll(chunk)
+                loss += float(part_loss) * len(chunk) / len(test)
+                mse += float(part_mse) * len(chunk) / len(test)
         model.meta.update(held_out_nll=float(loss), held_out_mse=float(mse), round_points_variance=float(y[test].var()),
                           states=len(y))
         if progress:

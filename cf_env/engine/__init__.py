@@ -40,6 +40,7 @@ from cf_env.engine.game import (
     Role,
     RoundEnd,
     StateView,
+    unpack_event,
     validate_deals,
     winners_of,
 )
@@ -48,6 +49,6 @@ __all__ = [
     "ActionParseError", "ActionTable", "ChickenFootError", "ConfigError", "DRAW_RULES", "DealError",
     "Event", "EventKind", "Game", "GameOverError", "IllegalActionError", "Move", "Pending",
     "Placement", "RECORD_VERSION", "RecordError", "Role", "RoundEnd", "RulesConfig", "StateView", "Tile",
-    "action_table", "action_to_string", "num_tiles", "string_to_action", "tile_index",
+    "action_table", "action_to_string", "num_tiles", "string_to_action", "tile_index", "unpack_event",
     "validate_deals", "winners_of",
 ]

@@ -48,6 +48,7 @@ __all__ = [
     "RoundEnd",
     "RECORD_VERSION",
     "StateView",
+    "unpack_event",
     "validate_deals",
     "winners_of",
 ]
@@ -139,6 +140,14 @@ class Pending(NamedTuple):
 
 # Event packing: kind | player << 3 | payload << 11 | round << 21 (payload: action, tile or reason).
 _EV_PLAYER, _EV_PAYLOAD, _EV_ROUND = 3, 11, 21
+
+
+def unpack_event(code: int) -> tuple[int, int, int, int]:
+    """``(kind, player, payload, round)`` of one packed event code (:meth:`Game.event_codes`);
+    ``player`` is 255 for a blocked round's end."""
+    return code & 7, code >> _EV_PLAYER & 0xFF, code >> _EV_PAYLOAD & 0x3FF, code >> _EV_ROUND
+
+
 # A layout entry packs one Placement into an int: match, expose, parent + 1, arm + 1, role, player,
 # each at its offset (parent and arm are stored + 1 so that the centre's -1 packs as 0).
 _L_EXPOSE, _L_PARENT, _L_ARM, _L_ROLE, _L_PLAYER = 5, 10, 18, 22, 25
@@ -738,7 +747,7 @@ class Game:
         ``kind | player << 3 | payload << 11 | round << 21``, the payload an action (PLAY), a tile
         (DRAW, SEARCH_DRAW, START), 1 for a PASS that keeps a drawn tile, or the RoundEnd reason.
         They hold hidden tiles: a reader must apply R17 as :meth:`events` does."""
-        return np.frombuffer(self._events, dtype=np.int32)[self._round_start:].copy()
+        return self.event_codes(self._round_start)
 
     @property
     def event_count(self) -> int:
@@ -747,7 +756,7 @@ class Game:
 
     def event_codes(self, start: int = 0) -> np.ndarray:
         """The whole game's events from entry ``start`` on as packed int32 codes (the format of
-        :meth:`round_event_codes`), unfiltered: for callers that follow a game as it goes with
+        :meth:`round_event_codes`; :func:`unpack_event` reads one), unfiltered: for callers that follow a game as it goes with
         every hand in view (the luck-corrected evaluation, :mod:`training.luck`)."""
         return np.frombuffer(self._events, dtype=np.int32)[start:].copy()
 

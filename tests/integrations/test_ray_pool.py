@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,33 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.integrations.ray_head import free_port, ray_head
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.framework
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """``ray start --head`` with 2 CPUs and token auth; yields (address, environment)."""
-    ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent))
-    assert ray_cli, "the ray command is missing from the venv"
-    token = tmp_path_factory.mktemp("ray") / "token"
-    token.write_text(secrets.token_hex(32))
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token), "RAY_USAGE_STATS_ENABLED": "0"}
-    port = _free_port()
-    start = subprocess.run([ray_cli, "start", "--head", "--num-cpus=2", "--node-ip-address=127.0.0.1", f"--port={port}",
-                            "--include-dashboard=false", "--disable-usage-stats"],
-                           capture_output=True, text=True, env=env, timeout=120)
-    try:
-        assert start.returncode == 0, start.stderr[-3000:]
-        yield f"127.0.0.1:{port}", env
-    finally:
-        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, env=env, timeout=120)
+    """A Ray head on this machine: (address, environment)."""
+    with ray_head(tmp_path_factory.mktemp("ray")) as head:
+        yield head
 
 
 def _cli(args: list[str], env: dict, timeout: int = 300) -> subprocess.CompletedProcess:
@@ -73,7 +54,7 @@ def test_eval_and_expert_on_a_cluster_match_this_process(cluster, tmp_path):
 
 def test_a_wrong_address_is_a_clear_error_in_seconds(tmp_path):
     start = time.perf_counter()
-    out = _cli(["eval", "heuristic", "greedy", "--deal-sets", "1", "--address", f"127.0.0.1:{_free_port()}"],
+    out = _cli(["eval", "heuristic", "greedy", "--deal-sets", "1", "--address", f"127.0.0.1:{free_port()}"],
                dict(os.environ))
     assert out.returncode == 1 and "could not join the Ray cluster" in out.stderr + out.stdout
     assert time.perf_counter() - start < 60

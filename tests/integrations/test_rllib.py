@@ -4,10 +4,6 @@ self-play run, and a run on a real Ray cluster (a head node started on this mach
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +21,7 @@ from agents.rllib_module import MaskedPPOTorchRLModule  # noqa: E402
 from cf_env import RulesConfig, raw_env  # noqa: E402
 from cf_env.integrations.rllib import ChickenFootMultiAgentEnv  # noqa: E402
 from chickenfoot.cli import main as cli  # noqa: E402
+from tests.integrations.ray_head import free_port, ray_head  # noqa: E402
 from training.config import load_config  # noqa: E402
 from training.rllib_ppo import RLlibConfig, export_module  # noqa: E402
 
@@ -152,39 +149,19 @@ def test_bad_rllib_config_is_a_clear_error(tmp_path):
         load_config(bad, cls=RLlibConfig)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_cluster_run_joins_a_ray_head_by_address(tmp_path):
     """``ray start --head`` (2 CPUs, token auth) on this machine, then the trainer joins it by
     address with one remote env runner and trains an iteration."""
-    ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent))
-    assert ray_cli, "the ray command is missing from the venv"
-    token = tmp_path / "token"
-    token.write_text(secrets.token_hex(32))
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token),
-           "RAY_USAGE_STATS_ENABLED": "0"}
-    port = _free_port()
-    start = subprocess.run([ray_cli, "start", "--head", "--num-cpus=2", "--node-ip-address=127.0.0.1",
-                            f"--port={port}", "--include-dashboard=false", "--disable-usage-stats"],
-                           capture_output=True, text=True, env=env, timeout=120)
-    try:
-        assert start.returncode == 0, start.stderr[-3000:]
-        summary = _run(["--runs-dir", str(tmp_path), "--iterations", "1", "--address", f"127.0.0.1:{port}"],
-                       env=env)
+    with ray_head(tmp_path) as (address, env):
+        summary = _run(["--runs-dir", str(tmp_path), "--iterations", "1", "--address", address], env=env)
         assert summary["iterations"] == 1 and summary["env_steps"] >= 400
         assert summary["env_runner_nodes"], "no live node reported by the cluster"
         assert Path(summary["exported"][0]).exists()
-    finally:
-        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, env=env, timeout=120)
 
 
 def test_joining_a_missing_cluster_is_a_clear_error(tmp_path):
     cmd = [sys.executable, "-m", "training.rllib_ppo", "--config", str(SMOKE), "--no-progress",
-           "--runs-dir", str(tmp_path), "--address", f"127.0.0.1:{_free_port()}"]
+           "--runs-dir", str(tmp_path), "--address", f"127.0.0.1:{free_port()}"]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=180)
     assert out.returncode == 2 and "could not join the Ray cluster" in out.stderr, out.stderr[-2000:]

@@ -12,7 +12,8 @@ import pytest
 
 from agents import HeuristicAgent
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig
-from cf_env.engine.actions import tile_index
+from cf_env.engine import Tile
+from tests.scripted import deal
 from training.luck import (
     LuckCorrector,
     LuckFeatures,
@@ -28,16 +29,9 @@ TINY = RulesConfig(max_pip=2, num_players=2, hand_size=2, rounds=1, center_arms=
 
 def _deal(perm: tuple[int, ...], config: RulesConfig) -> dict:
     """A scripted deal (hands, then the boneyard top first) from a shuffle of tile indices."""
-    from cf_env.engine import Tile
-
+    tiles = [str(Tile.from_index(t)) for t in perm]
     h, n = config.hand_size, config.num_players
-
-    def pair(t: int) -> list[int]:
-        tile = Tile.from_index(t)
-        return [tile.low, tile.high]
-
-    return {"hands": [[pair(t) for t in perm[i * h:(i + 1) * h]] for i in range(n)],
-            "boneyard": [pair(t) for t in perm[n * h:]]}
+    return deal(config, [tiles[i * h:(i + 1) * h] for i in range(n)], top=tiles[n * h:])
 
 
 def _policy(game: Game) -> np.ndarray:
@@ -129,9 +123,8 @@ def test_deal_terms_follow_r6_as_the_engine_does() -> None:
         record = played.to_record()
         replay = Game(config, deals=record["deals"])
         for r in range(config.rounds):
-            deal = record["deals"][r]
-            perm = np.array([[tile_index(a, b) for hand in deal["hands"] for a, b in hand]
-                             + [tile_index(a, b) for a, b in deal["boneyard"]]])
+            hands_dealt, pile = played.deal_tiles(r)
+            perm = np.array([[*itertools.chain(*hands_dealt), *pile]])
             hands, mover, bone = corrector.starts(perm, r)
             assert replay.round_index == r
             for p in range(config.num_players):
