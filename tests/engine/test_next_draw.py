@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cf_env.engine import DealError, EventKind, Game, RulesConfig, Tile
+from cf_env.engine import DealError, EventKind, Game, RulesConfig, Tile, unpack_event
 
 
 @pytest.mark.parametrize("config", [RulesConfig(rounds=3), RulesConfig(num_players=2, max_pip=6, draw_rule="until_playable")])
@@ -57,10 +57,14 @@ def test_an_ordered_boneyard_is_drawn_in_that_order_and_the_record_replays(confi
         if action == config.num_actions - 2 and ordered < 6:
             order = [int(t) for t in rng.permutation(game.boneyard_tiles())]
             game.order_boneyard(order)
+            drawer, round_before = game.current_player, game.round_index
             before = game.event_count
             game.apply(action)
             codes = game.event_codes(before)
-            drawn = [c >> 11 & 0x3FF for c in codes.tolist() if c & 7 == EventKind.DRAW]
+            draws = [(who, tile, rnd) for kind, who, tile, rnd in map(unpack_event, codes.tolist())
+                     if kind == EventKind.DRAW]
+            assert {(who, rnd) for who, _, rnd in draws} == {(drawer, round_before)}
+            drawn = [tile for _, tile, _ in draws]
             assert drawn == order[:len(drawn)]
             ordered += 1
         else:
