@@ -11,7 +11,7 @@ from agents.base import NotToMoveError, legal_actions
 from cf_env import ConfigError, ObservationEncoder, RulesConfig, action_table
 from cf_env.engine.scoring import tile_points
 
-__all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicTables", "RandomAgent", "score_plays"]
+__all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicTables", "RandomAgent", "score_plays", "score_plays_state"]
 
 
 class RandomAgent:
@@ -71,6 +71,8 @@ class HeuristicTables(NamedTuple):
     match: np.ndarray  #: (K*K,) value each play covers
     expose: np.ndarray  #: (K*K,) value each play exposes
     weights: np.ndarray  #: HeuristicAgent.DEFAULT_WEIGHTS' order
+    tile_lo: np.ndarray  #: (T,) int64 each tile's low pip (its row of ``tile_values`` in two numbers)
+    tile_hi: np.ndarray  #: (T,) int64 its high pip
 
 
 class GreedyAgent(_TileAgent):
@@ -131,7 +133,8 @@ class HeuristicAgent(_TileAgent):
                             sl["pending_value"].start, config.num_players - 1], dtype=np.int64)
         weight_vector = np.array([self.w[k] for k in self.DEFAULT_WEIGHTS], dtype=np.float64)
         self._tables = HeuristicTables(offsets, self.tile_values, self.cost, self.action_tile, self.match, self.expose,
-                                       weight_vector)
+                                       weight_vector, np.asarray(self.table.tile_low, np.int64),
+                                       np.asarray(self.table.tile_high, np.int64))
 
     @property
     def kernel_tables(self) -> HeuristicTables:
@@ -172,15 +175,8 @@ def score_plays(obs, plays, out, tables):  # pragma: no cover - compiled
     observation row, written to ``out``; ``tables`` a :class:`HeuristicTables`. Weights in
     DEFAULT_WEIGHTS order: pips, double, toe_follow, opp_blocked, follow, blocked_expose,
     next_blocked, mobility, scarcity."""
-    tile_values, cost, action_tile = tables.tile_values, tables.cost, tables.action_tile
-    match, expose, w = tables.match, tables.expose, tables.weights
-    t_count, k = tile_values.shape
+    t_count, k = tables.tile_values.shape
     hand_at, unm_at, ends_at, pcount_at, pval_at, opponents = tables.offsets
-    held = np.zeros(k)
-    for t in range(t_count):
-        if obs[hand_at + t] != 0:
-            for v in range(k):
-                held[v] += tile_values[t, v]
     opp_lack = np.zeros(k)
     for o in range(opponents):
         for v in range(k):
@@ -194,12 +190,62 @@ def score_plays(obs, plays, out, tables):  # pragma: no cover - compiled
             if obs[pval_at + v] > best:
                 best = obs[pval_at + v]
                 pend_value = v
-    open_after = np.zeros(k, dtype=np.bool_)
+    _score(obs[hand_at:hand_at + t_count], opp_lack, obs[unm_at:unm_at + k], obs[ends_at:ends_at + k], pend_count,
+           pend_value, plays, out, tables, np.zeros(k), np.zeros(k, dtype=np.bool_), np.zeros(t_count, np.int64))
+
+
+@numba.njit(cache=True)
+def score_plays_state(s, b, plays, out, tables, held, opp_lack, next_lack, open_after,
+                      mine):  # pragma: no cover - compiled
+    """:func:`score_plays` for the current player of game ``b`` of a batched-engine state
+    (:class:`cf_env.vector.State`), read from the state instead of an observation row: the same
+    scores to the bit, without writing the observation (the search's heuristic rollouts). ``held``,
+    ``opp_lack``, ``next_lack`` (float64) and ``open_after`` (bool), each (K,), and ``mine`` (T,)
+    int64 are working arrays."""
+    n, k = s.hand.shape[1], opp_lack.shape[0]
+    seat = s.cur[b]
+    for v in range(k):
+        opp_lack[v] = 0.0
+    for i in range(1, n):
+        bits = s.unmatched[b, (seat + i) % n]
+        for v in range(k):
+            if (bits >> v) & 1:
+                opp_lack[v] += 1.0
+                if i == 1:
+                    next_lack[v] = 1.0
+            elif i == 1:
+                next_lack[v] = 0.0
+    pend_count = s.pend[b]
+    pend_value = s.pend_val[b] if pend_count else -1
+    _score(s.hand[b, seat], opp_lack, next_lack, s.ends[b], pend_count, pend_value, plays, out, tables, held,
+           open_after, mine)
+
+
+@numba.njit(cache=True)
+def _score(hand, opp_lack, next_lack, ends, pend_count, pend_value, plays, out, tables, held, open_after,
+           mine):  # pragma: no cover - compiled
+    """The heuristic's formula, written once: ``hand`` (T,) nonzero where held, ``opp_lack`` (K,)
+    how many opponents failed to match each value, ``next_lack`` (K,) 1 where the next player did,
+    ``ends`` (K,) open ends per value, the forced slots' count and value (-1: none); ``held`` and
+    ``open_after`` are (K,) working arrays."""
+    cost, action_tile, match, expose, w = tables.cost, tables.action_tile, tables.match, tables.expose, tables.weights
+    lo, hi = tables.tile_lo, tables.tile_hi
+    t_count, k = tables.tile_values.shape
+    for v in range(k):
+        held[v] = 0.0
+    tiles = 0  # the held tiles, listed in ``mine``
+    for t in range(t_count):  # how many held tiles carry each value (a double counts once)
+        if hand[t] != 0:
+            mine[tiles] = t
+            tiles += 1
+            held[lo[t]] += 1.0
+            if hi[t] != lo[t]:
+                held[hi[t]] += 1.0
     for i in range(plays.size):
         a = plays[i]
         m, x, tile = match[a], expose[a], action_tile[a]
-        rest_m = held[m] - tile_values[tile, m]
-        rest_x = held[x] - tile_values[tile, x]
+        rest_m = held[m] - (1.0 if lo[tile] == m or hi[tile] == m else 0.0)
+        rest_x = held[x] - (1.0 if lo[tile] == x or hi[tile] == x else 0.0)
         score = w[0] * cost[a]
         open_after[:] = False
         if m == x:
@@ -207,24 +253,22 @@ def score_plays(obs, plays, out, tables):  # pragma: no cover - compiled
             open_after[x] = True
         else:
             score += (w[4] * min(rest_x, 2.0) + w[5] * opp_lack[x]
-                      + w[6] * obs[unm_at + x])
+                      + w[6] * next_lack[x])
             if pend_count > 1:
                 open_after[pend_value] = True
             else:
                 for v in range(k):
-                    after = obs[ends_at + v]
+                    after = ends[v]
                     if v == m and pend_count == 0:
                         after -= 1
                     if v == x:
                         after += 1
                     open_after[v] = after > 0
-        mobility = 0.0
-        for t in range(t_count):
-            if t != tile and obs[hand_at + t] != 0:
-                for v in range(k):
-                    if open_after[v] and tile_values[t, v] > 0:
-                        mobility += 1.0
-                        break
+        mobility = 0.0  # the other held tiles that carry a value open after the play
+        for j in range(tiles):
+            t = mine[j]
+            if t != tile and (open_after[lo[t]] or open_after[hi[t]]):
+                mobility += 1.0
         score += w[7] * mobility
         score -= w[8] * (rest_m + rest_x)
         out[i] = score

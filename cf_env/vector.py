@@ -153,7 +153,7 @@ if numba is not None:
                 vals |= np.int64(1) << v
         return vals
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _plays_of(s, c, b, p, vals, write):
         """Mark in ``legal[b]`` (when ``write``) every play of ``p``'s hand on the values in
         ``vals``; return whether there is one."""
@@ -687,6 +687,12 @@ class VectorGame:
         self._refill_deals()
         self._redeal_void()
         return self._obs, self._mask, self._seat, self.rewards, self.done.astype(bool)
+
+    @property
+    def state(self) -> State:
+        """The games' arrays as one :class:`State` (what compiled callers such as
+        :func:`agents.baselines.score_plays_state` read); the same arrays as the attributes."""
+        return self._state
 
     @property
     def observations(self) -> np.ndarray:

@@ -12,9 +12,10 @@ import numpy as np
 from agents.base import act_batch, legal_actions
 from agents.baselines import HeuristicAgent
 from agents.search.ismcts import ismcts, new_tree, reset_tree, root_visits
-from agents.search.pimc import apply_rows, observe_rows, pimc, prepare_worlds, score_rows
+from agents.search.pimc import apply_rows, observe_rows, pimc, pimc_block, pimc_race, prepare_worlds, score_rows
+from agents.search.racing import BLOCK
 from agents.search.rollout import GREEDY, new_policy
-from agents.search.spec import ROLLOUTS, TEMPERATURE, parse_search_spec
+from agents.search.spec import ROLLOUTS, TEMPERATURE, SearchSpecError, parse_search_spec
 from agents.search.values import Valuation, valuation
 from agents.search.worlds import World, new_scratch, read_observation
 from cf_env import ObservationEncoder, RulesConfig
@@ -32,16 +33,18 @@ class SearchAgent:
     ``act`` reads only the observation dict. After each searched decision, ``last_search`` holds
     ``{"simulations": worlds (pimc) or iterations (ismcts), "rollout_decisions": decisions played in
     the worlds, "seconds": time spent, "actions": the legal action ids, "scores": per action, its mean
-    value over the worlds (pimc) or its root visits (ismcts)}``: the targets of expert iteration
-    (:mod:`training.expert`).
+    value over the worlds (pimc) or its root visits (ismcts), "worlds": per action, the worlds it
+    was tried in (pimc; fewer than ``simulations`` for actions a racing search dropped)}``: the
+    targets of expert iteration (:mod:`training.expert`).
     """
 
     def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
                  rollout: str = "heuristic", value: str = "points", infer: str | bool = "constraints",
                  temp: float = TEMPERATURE, proposals: int = 8, keep: float = 0.0, c: float = 0.7,
-                 seed: int | None = None, name: str | None = None) -> None:
+                 race: float = 0.0, tie: float = 0.01, seed: int | None = None, name: str | None = None) -> None:
         params = {"algo": algo, "ms": ms, "sims": sims, "rollout": rollout, "value": value, "infer": infer,
-                  "temp": temp, "proposals": proposals, "keep": keep, "c": c, "seed": seed}
+                  "temp": temp, "proposals": proposals, "keep": keep, "c": c, "race": race, "tie": tie,
+                  "seed": seed}
         spec = "search:" + ":".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in params.items()
                                     if v is not None)
         self.params = parse_search_spec(spec)  # the same checks as a spec string
@@ -50,6 +53,7 @@ class SearchAgent:
         self.algo, self.ms, self.sims = algo, float(ms), int(sims)
         self.rollout, self.value = rollout, value
         self.infer, self.keep, self.c = self.params["infer"], float(keep), float(c)
+        self.race, self.tie = float(race), float(tie)
         self.temp, self.proposals = self.params["temp"], self.params["proposals"]
         #: True when it reads the observation's ``history`` entry (``raw_env(history=True)``);
         #: the evaluation, play and training loops give it one then
@@ -73,7 +77,7 @@ class SearchAgent:
             self._batch: tuple[State, np.ndarray, np.ndarray] | None = None
         k = config.max_pip + 1
         self._tables = HeuristicAgent(config).kernel_tables  # the heuristic rollouts' and the opponent model's
-        self._policy = new_policy(kind, self.encoder.size, 2, k, self._tables)
+        self._policy = new_policy(kind, k, self._tables)
         self._template = self._world_state(1)
         self._work = self._world_state(2)
         self._scratch = new_scratch(config.num_players, config.num_tiles, self.encoder.size, k)
@@ -100,7 +104,8 @@ class SearchAgent:
         legal = legal_actions(observation)
         if legal.size == 1:  # forced: no search
             self.last_search = {"simulations": 0, "rollout_decisions": 0, "seconds": 0.0,
-                                "actions": legal.astype(np.int64), "scores": np.zeros(legal.size)}
+                                "actions": legal.astype(np.int64), "scores": np.zeros(legal.size),
+                                "worlds": np.zeros(legal.size, np.int64)}
             return int(legal[0])
         start = time.perf_counter()
         obs = np.asarray(observation["observation"], dtype=np.float32)
@@ -116,13 +121,38 @@ class SearchAgent:
         self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
         if self._network is not None:
             action, sims, steps, scores = self._search_pimc_batched(legal, world, value, start)
+            tried = np.full(legal.size, sims, np.int64)
+        elif self.algo == "pimc" and self.race > 0:
+            action, sims, steps, scores, tried = self._search_racing(legal, world, value, start)
         elif self.algo == "pimc":
             action, sims, steps, scores = self._search_pimc(legal, world, value, start)
+            tried = np.full(legal.size, sims, np.int64)
         else:
             action, sims, steps, scores = self._search_ismcts(legal, world, value, start)
+            tried = np.full(legal.size, sims, np.int64)
         self.last_search = {"simulations": sims, "rollout_decisions": steps, "seconds": time.perf_counter() - start,
-                            "actions": legal.astype(np.int64), "scores": scores}
+                            "actions": legal.astype(np.int64), "scores": scores, "worlds": tried}
         return int(action)
+
+    def world_values(self, observation: dict, rng: np.random.Generator, worlds: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every legal action's value in each of ``worlds`` worlds (PIMC with a compiled rollout):
+        ``(actions, values)`` with ``values[w, i]`` the value of ``actions[i]`` in world ``w``.
+        The worlds are the ones :meth:`act` deals from the same generator state (with a heuristic
+        or greedy rollout, which draw no random numbers, the same worlds in the same order), so
+        a search's per-action means can be checked world by world."""
+        if self._network is not None or self.algo != "pimc":
+            raise SearchSpecError(f"{self.name}: world_values is for pimc with a compiled rollout")
+        legal = legal_actions(observation).astype(np.int64)
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
+                                 self.infer, self.keep, observation.get("history") if self.needs_history else None,
+                                 self.temp, self.proposals, self._tables)
+        source = self._seed_rng if self._seed_rng is not None else rng
+        self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
+        values = np.zeros((worlds, legal.size))
+        pimc_block(self._template, self._work, self._consts, legal, np.ones(legal.size, np.bool_), 0, worlds, values,
+                   world, self._scratch, self._policy, valuation(obs, self.encoder, self.value))
+        return legal, values
 
     def _budget(self, start: float, done: int, per_unit: float) -> int:
         """How many more worlds/iterations to run in the next compiled call (0: stop). Calls last
@@ -166,12 +196,36 @@ class SearchAgent:
         counts = np.zeros(actions.size, np.int64)
 
         def run(chunk: int) -> tuple[int, int]:
-            return chunk, pimc(self._template, self._work, self._consts, self._offsets, actions, chunk, sums, counts,
+            return chunk, pimc(self._template, self._work, self._consts, actions, chunk, sums, counts,
                                world, self._scratch, self._policy, value)
 
         done, steps = self._run_chunks(start, run)
         means = sums / np.maximum(counts, 1)
         return int(actions[int(np.argmax(means))]), done, steps, means
+
+    def _search_racing(self, legal: np.ndarray, world: World, value: Valuation,
+                       start: float) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+        """PIMC that drops settled actions between blocks of worlds (:mod:`agents.search.racing`);
+        ``sims`` is the most worlds, the clock (``ms``) is read between compiled calls."""
+        per = 0.0
+        actions = legal.astype(np.int64)
+        values = np.zeros((self.sims, actions.size))
+        active = np.ones(actions.size, np.bool_)
+        tried = np.zeros(actions.size, np.int64)
+        race = np.array([self.race, self.tie])
+        done = steps = 0
+        while done < self.sims and active.sum() > 1:  # with a clock, chunks of CHUNK_SECONDS' worth of blocks
+            limit = self.sims if self.ms <= 0 else min(self.sims, done + max(BLOCK, self._budget(start, done, per)))
+            if self.ms > 0 and done and time.perf_counter() - start >= self.ms / 1000.0:
+                break
+            t0 = time.perf_counter()
+            done_now, taken = pimc_race(self._template, self._work, self._consts, actions, done, limit, race, values,
+                                        active, tried, world, self._scratch, self._policy, value)
+            per = (time.perf_counter() - t0) / max(done_now - done, 1)
+            done, steps = done_now, steps + taken
+        means = np.array([values[:tried[i], i].mean() for i in range(actions.size)])  # sims > 0: each tried
+        best = int(np.argmax(np.where(active, means, -np.inf)))
+        return int(actions[best]), done, steps, means, tried
 
     def _search_pimc_batched(self, legal: np.ndarray, world: World, value: Valuation,
                              start: float) -> tuple[int, int, int, np.ndarray]:
@@ -216,7 +270,7 @@ class SearchAgent:
 
         def run(chunk: int) -> tuple[int, int]:
             before = int(tree.meta[1])
-            ran = ismcts(self._template, self._work, self._consts, self._offsets, chunk, tree, self.c, world,
+            ran = ismcts(self._template, self._work, self._consts, chunk, tree, self.c, world,
                          self._scratch, self._policy, value)
             return ran, int(tree.meta[1]) - before
 

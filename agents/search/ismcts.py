@@ -90,7 +90,7 @@ def _expand(tree, node, a, p):
 
 
 @njit(cache=True)
-def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuation):
+def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation):
     """``iterations`` SO-ISMCTS iterations on ``tree`` over worlds sampled from ``world`` (the
     public state is game 0 of ``tmpl``). Returns how many ran (fewer when the tree is full)."""
     child_of, untried, path = tree.child_of, tree.untried, tree.path
@@ -149,7 +149,7 @@ def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuat
             if n_untried > 0:
                 break
         if s.rnd[0] == 0:
-            tree.meta[1] += rollout(s, c, o, 0, policy, scratch.rs)
+            tree.meta[1] += rollout(s, c, 0, policy, scratch.rs)
         round_values(s, 0, c.n, valuation, vals)
         for d in range(depth):
             nd = path[d]

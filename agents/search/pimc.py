@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from numba import njit
 
+from agents.search.racing import BLOCK, FIRST, drop_settled
 from agents.search.rollout import rollout
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden
 from cf_env.vector import apply_action, copy_game, write_observation
 
-__all__ = ["apply_rows", "observe_rows", "pimc", "prepare_worlds", "score_rows"]
+__all__ = ["apply_rows", "observe_rows", "pimc", "pimc_block", "pimc_race", "prepare_worlds", "score_rows"]
 
 
 @njit(cache=True)
-def pimc(tmpl, s, c, o, actions, worlds, sums, counts, world, scratch, policy, valuation):
+def pimc(tmpl, s, c, actions, worlds, sums, counts, world, scratch, policy, valuation):
     """``worlds`` worlds sampled from ``world`` (the public state is game 0 of ``tmpl``); in each,
     every action of ``actions`` played and rolled out, its value for seat 0 added to ``sums`` and
     ``counts``. Returns the decisions taken in the rollouts."""
@@ -32,7 +33,7 @@ def pimc(tmpl, s, c, o, actions, worlds, sums, counts, world, scratch, policy, v
         for i in range(actions.shape[0]):
             copy_game(s, 0, s, 1)
             apply_action(1, actions[i], s, c)
-            steps += 1 + rollout(s, c, o, 1, policy, scratch.rs)
+            steps += 1 + rollout(s, c, 1, policy, scratch.rs)
             round_values(s, 1, c.n, valuation, vals)
             sums[i] += vals[0]
             counts[i] += 1
@@ -79,3 +80,50 @@ def score_rows(s, c, count, num, sums, counts, valuation, vals):
         round_values(s, b, c.n, valuation, vals)
         sums[b % num] += vals[0]
         counts[b % num] += 1
+
+
+@njit(cache=True)
+def pimc_block(tmpl, s, c, actions, active, first, count, values, world, scratch, policy, valuation):
+    """Worlds ``first .. first + count - 1``, each sampled from ``world`` (the public state is game 0
+    of ``tmpl``): in each, every action ``i`` of ``actions`` with ``active[i]`` played and rolled
+    out, its value for seat 0 written to ``values[w, i]`` (the others left as they are). The
+    racing teacher (:mod:`agents.search.teacher`) calls it block by block, dropping actions that
+    are clearly worse. Returns the decisions taken in the rollouts."""
+    steps = 0
+    vals = scratch.vals
+    for w in range(first, first + count):
+        copy_game(tmpl, 0, s, 0)
+        deal_hidden(s, 0, world, scratch)
+        for i in range(actions.shape[0]):
+            if not active[i]:
+                continue
+            copy_game(s, 0, s, 1)
+            apply_action(1, actions[i], s, c)
+            steps += 1 + rollout(s, c, 1, policy, scratch.rs)
+            round_values(s, 1, c.n, valuation, vals)
+            values[w, i] = vals[0]
+    return steps
+
+
+@njit(cache=True)
+def pimc_race(tmpl, s, c, actions, first, limit, race, values, active, tried, world, scratch, policy, valuation):
+    """Racing PIMC (:mod:`agents.search.racing`, ``race`` = (z, tie)) from ``first`` worlds played
+    to at most ``limit``: blocks of worlds (:func:`pimc_block`), each followed by dropping the
+    settled actions from ``active``; ``tried[i]`` counts action ``i``'s worlds. Returns (worlds
+    played in all, rollout decisions of this call); the race is over when one action is left."""
+    done = first
+    steps = 0
+    while done < limit:
+        running = 0
+        for i in range(active.shape[0]):
+            running += active[i]
+        if running <= 1:
+            break
+        block = min(FIRST if done == 0 else BLOCK, limit - done)
+        steps += pimc_block(tmpl, s, c, actions, active, done, block, values, world, scratch, policy, valuation)
+        for i in range(active.shape[0]):
+            if active[i]:
+                tried[i] += block
+        done += block
+        drop_settled(values, done, active, race[0], race[1])
+    return done, steps

@@ -3,7 +3,8 @@
 PIMC rolls out every (world, action) pair with :func:`rollout`; ISMCTS plays its tree's actions
 and then :func:`rollout`. ``random`` picks a legal action uniformly, ``greedy`` the heaviest
 play, ``heuristic`` the play :func:`agents.baselines.score_plays` scores best (the heuristic
-agent's choice, from the world's observation). A checkpoint rollout plays outside compiled code
+agent's choice, scored from the world's state by :func:`agents.baselines.score_plays_state`, the
+same scores as from its observation without writing one). A checkpoint rollout plays outside compiled code
 (:mod:`agents.search.pimc`'s batched kernels).
 """
 
@@ -14,10 +15,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.baselines import HeuristicTables, score_plays
+from agents.baselines import HeuristicTables, score_plays_state
 from agents.search.spec import ROLLOUTS
 from agents.search.worlds import randint
-from cf_env.vector import apply_action, write_observation
+from cf_env.vector import apply_action
 
 __all__ = ["GREEDY", "HEURISTIC", "RANDOM", "RolloutPolicy", "choose", "new_policy", "rollout"]
 
@@ -28,19 +29,22 @@ class RolloutPolicy(NamedTuple):
     """A compiled rollout policy and its working arrays."""
 
     kind: int  #: RANDOM, GREEDY or HEURISTIC
-    obs: np.ndarray  #: (B, D) float32 observation rows the heuristic reads (row ``b`` for game ``b``)
     plays: np.ndarray  #: (K*K,) int64 the legal plays
     scores: np.ndarray  #: (K*K,) float64 their scores
     tables: HeuristicTables  #: the heuristic's tables (its cost column is greedy's too)
+    work: np.ndarray  #: (3, K) float64 the heuristic's working arrays (held, opponents' and next player's lacks)
+    open_after: np.ndarray  #: (K,) bool the values open after a play (the heuristic's mobility)
+    mine: np.ndarray  #: (T,) int64 the mover's tiles (the heuristic's working list)
 
 
-def new_policy(kind: int, obs_size: int, games: int, k: int, tables: HeuristicTables) -> RolloutPolicy:
-    return RolloutPolicy(kind, np.zeros((games, obs_size), np.float32), np.zeros(k * k, np.int64),
-                         np.zeros(k * k, np.float64), tables)
+def new_policy(kind: int, k: int, tables: HeuristicTables) -> RolloutPolicy:
+    return RolloutPolicy(kind, np.zeros(k * k, np.int64), np.zeros(k * k, np.float64), tables,
+                         np.zeros((3, k), np.float64), np.zeros(k, np.bool_),
+                         np.zeros(tables.tile_values.shape[0], np.int64))
 
 
-@njit(cache=True)
-def choose(s, c, o, b, policy, rs):
+@njit(cache=True, inline="always")
+def choose(s, c, b, policy, rs):
     """The rollout policy's action for game ``b``'s current player."""
     kk = c.k * c.k
     plays = policy.plays
@@ -64,8 +68,9 @@ def choose(s, c, o, b, policy, rs):
                 best = i
         return plays[best]
     scores = policy.scores
-    write_observation(b, s, c, o, policy.obs)
-    score_plays(policy.obs[b], plays[:n], scores[:n], policy.tables)
+    work = policy.work
+    score_plays_state(s, b, plays[:n], scores[:n], policy.tables, work[0], work[1], work[2], policy.open_after,
+                      policy.mine)
     for i in range(1, n):
         if scores[i] > scores[best]:
             best = i
@@ -73,14 +78,14 @@ def choose(s, c, o, b, policy, rs):
 
 
 @njit(cache=True)
-def rollout(s, c, o, b, policy, rs):
+def rollout(s, c, b, policy, rs):
     """Play game ``b`` to the end of its round (``rnd`` leaves 0) with the rollout policy; returns
     the decisions taken."""
     steps = 0
     for _ in range(1 << 20):  # bounded: every round ends (each draw empties the boneyard, each pass leads to a play)
         if s.rnd[b] != 0:
             break
-        a = choose(s, c, o, b, policy, rs)
+        a = choose(s, c, b, policy, rs)
         apply_action(b, a, s, c)
         steps += 1
     return steps

@@ -23,6 +23,11 @@ temp       TEMP        the opponent model's softmax temperature over heuristic s
                        see :mod:`training.opponent_model`)
 proposals  8           ``infer=policy``: candidate worlds dealt for each world kept
 keep       0           chance that an opponent holds one tile of a value it failed to match
+race       0           pimc: racing (:mod:`agents.search.racing`): stop trying an action once the
+                       leader beats it by ``race`` standard errors over the worlds so far (0: off,
+                       every action in every world); needs ``sims``, the most worlds
+tie        0.01        racing: an action the leader beats by less than this (in value units) with
+                       that confidence is dropped too (equally good)
 c          0.7         ismcts: UCB exploration constant (values are in about [-1, 1])
 seed       none        the agent's own random seed; by default it draws from ``act``'s generator
 =========  ==========  =======================================================================
@@ -45,7 +50,7 @@ ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; 
 VALUES = ("win", "points")
 DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 40.0, "sims": 0, "rollout": "heuristic", "value": "points",
                             "infer": "constraints", "temp": TEMPERATURE, "proposals": 8, "keep": 0.0, "c": 0.7,
-                            "seed": None}
+                            "race": 0.0, "tie": 0.01, "seed": None}
 
 
 class SearchSpecError(AgentSpecError):
@@ -68,7 +73,7 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
         if key not in DEFAULTS:
             raise SearchSpecError(f"{spec!r}: unknown search parameter {key!r}; known: {sorted(DEFAULTS)}")
         try:
-            if key in ("ms", "keep", "c", "temp"):
+            if key in ("ms", "keep", "c", "temp", "race", "tie"):
                 params[key] = float(value)
             elif key in ("sims", "seed", "proposals"):
                 params[key] = int(value)
@@ -102,6 +107,16 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
         raise SearchSpecError(f"{spec!r}: proposals must be >= 1, got {params['proposals']}")
     if not (params["c"] >= 0 and math.isfinite(params["c"])):
         raise SearchSpecError(f"{spec!r}: c must be >= 0, got {params['c']}")
+    if not (params["race"] >= 0 and math.isfinite(params["race"])):
+        raise SearchSpecError(f"{spec!r}: race must be >= 0 (0: off), got {params['race']}")
+    if not (params["tie"] >= 0 and math.isfinite(params["tie"])):
+        raise SearchSpecError(f"{spec!r}: tie must be >= 0, got {params['tie']}")
+    if params["race"] > 0:
+        if params["algo"] != "pimc" or params["rollout"] not in ROLLOUTS:
+            raise SearchSpecError(f"{spec!r}: race drops actions between blocks of worlds, which pimc with a "
+                                  f"compiled rollout ({'|'.join(ROLLOUTS)}) does")
+        if params["sims"] == 0:
+            raise SearchSpecError(f"{spec!r}: race needs sims=N, the most worlds an action may be tried in")
     if params["seed"] is not None and params["seed"] < 0:
         raise SearchSpecError(f"{spec!r}: seed must be >= 0, got {params['seed']}")
     return params

@@ -27,7 +27,7 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search")["algo"] == "pimc"
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:keep=0.2:c=1.5:seed=3")
     assert p == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "value": "points", "infer": "none",
-                 "temp": TEMPERATURE, "proposals": 8, "keep": 0.2, "c": 1.5, "seed": 3}
+                 "temp": TEMPERATURE, "proposals": 8, "keep": 0.2, "c": 1.5, "race": 0.0, "tie": 0.01, "seed": 3}
     assert parse_search_spec("search")["infer"] == "constraints"
     assert parse_search_spec("search:infer=1")["infer"] == "constraints"  # the earlier grammar still reads
     assert parse_search_spec("search:infer=constraints:temp=2:proposals=16")["proposals"] == 16
@@ -38,7 +38,10 @@ def test_spec_parsing_and_errors():
                        ("search:algo=ismcts:rollout=zoo:strong-4p", "pimc"),
                        ("search:7", "name=value"), ("search:infer=maybe", "infer must be one of"),
                        ("search:temp=0", "temp must be > 0"), ("search:proposals=0", "proposals must be"),
-                       ("search:value=score", "value must be")]:
+                       ("search:value=score", "value must be"), ("search:race=-1", "race must be"),
+                       ("search:race=2", "race needs sims"), ("search:ms=0:sims=8:race=2:tie=-1", "tie must be"),
+                       ("search:algo=ismcts:ms=0:sims=8:race=2", "pimc with a compiled rollout"),
+                       ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout")]:
         with pytest.raises(SearchSpecError, match=words):
             parse_search_spec(bad)
     with pytest.raises(SearchSpecError):
