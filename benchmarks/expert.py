@@ -1,11 +1,22 @@
-"""Expert iteration's teacher: search decisions per second while collecting targets, and what a
-decision costs, in one process (the trainer runs ``workers`` such processes side by side).
+"""Expert iteration's teachers: labels per second per core, and whether a faster teacher labels alike.
 
-Plays ``--games`` games the way :mod:`training.expert` collects them (a student network in seat 0
-and, with ``self_play_prob``, in the other seats; ``zoo:strong-4p`` as the student) and prints JSON:
-teacher decisions/s, ms per teacher decision, samples per game, medians over ``--runs``.
+Two collections, each in one process with one torch thread (the trainer runs ``workers`` such
+processes side by side), a student network (``zoo:strong-Np``) in seat 0 and, with
+``self_play_prob`` 0.5, in the other seats, heuristic opponents:
 
-    python benchmarks/expert.py --games 4 --runs 3 --teacher search:ms=0:sims=256
+* ``aec``: the one-decision teacher (:func:`training.expert.collect_games`): the PettingZoo env, one
+  search per decision, ``--teacher`` (default the plain ``search:ms=0:sims=256``);
+* ``lockstep``: the throughput teacher (:func:`training.labels.collect_labels`): ``--slots`` games
+  stepped together on the batched engine, one forward pass for the student's seats, and
+  ``--fast-teacher`` (default the racing ``search:ms=0:sims=256:race=2``) at each labelled decision.
+
+With ``--agreement N`` it also labels N states (from the lockstep collection) twice with the plain
+teacher (two seeds: its self-agreement) and once with the fast one: the fast teacher is as good
+as the plain one when it agrees with it as often as the plain one agrees with itself.
+
+Prints JSON, medians over ``--runs``::
+
+    python benchmarks/expert.py --games 4 --runs 3 --agreement 300
 """
 
 from __future__ import annotations
@@ -15,39 +26,101 @@ import json
 import statistics
 import time
 
+import numpy as np
 
-def run(games: int, teacher: str, players: int, seed: int) -> dict[str, float]:
-    import torch
 
+def aec_run(games: int, teacher: str, players: int, seed: int) -> dict[str, float]:
     from agents import zoo_path
     from agents.checkpoint import load_checkpoint
     from cf_env import RulesConfig
     from training.expert import collect_games, collector_state
     from training.workers import WorkerPool
 
-    torch.set_num_threads(1)  # one worker's share of the machine, as in a collection with workers
     config = RulesConfig(num_players=players)
     weights = load_checkpoint(zoo_path(f"strong-{players}p"))["model"]
-    with WorkerPool(1, collector_state, (config.to_dict(), teacher, ["heuristic"], [256, 256])):
+    with WorkerPool(1, collector_state, (config.to_dict(), teacher, ["heuristic"], [256, 256])) as pool:
         start = time.perf_counter()
-        out = collect_games(weights, list(range(seed, seed + games)),
-                            {"self_play_prob": 0.5, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99})
+        out = pool.submit(collect_games, weights, list(range(seed, seed + games)),
+                          {"self_play_prob": 0.5, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99}).result()
         seconds = time.perf_counter() - start
-    return {"teacher_decisions_per_second": out["teacher_decisions"] / seconds,
-            "ms_per_teacher_decision": 1000 * out["teacher_seconds"] / max(out["teacher_decisions"], 1),
-            "samples_per_game": out["teacher_decisions"] / games, "seconds": seconds}
+    return {"labels_per_second": out["teacher_decisions"] / seconds,
+            "ms_per_label_teacher": 1000 * out["teacher_seconds"] / max(out["teacher_decisions"], 1),
+            "labels_per_game": out["teacher_decisions"] / games, "seconds": seconds}
+
+
+def lockstep_run(games: int, teacher: str, players: int, seed: int, slots: int) -> tuple[dict[str, float], dict]:
+    from agents import load
+    from cf_env import RulesConfig
+    from training.labels import collect_labels
+
+    config = RulesConfig(num_players=players)
+    student, search = load(f"zoo:strong-{players}p", config), load(teacher, config)
+    out = collect_labels(student, search, [load("heuristic", config)], config, games, seed=seed, slots=slots)
+    n = len(out["ret"])
+    return {"labels_per_second": n / out["seconds"], "ms_per_label_teacher": 1000 * out["teacher_seconds"] / max(n, 1),
+            "labels_per_game": n / games, "seconds": out["seconds"],
+            "rollout_decisions_per_label": out["rollout_decisions"] / max(n, 1)}, out
+
+
+def agreement(labels: dict, count: int, plain: str, fast: str, players: int) -> dict[str, float]:
+    from agents import load
+    from cf_env import RulesConfig
+
+    config = RulesConfig(num_players=players)
+    rows = np.random.default_rng(0).permutation(len(labels["ret"]))[:count]
+    views = [{"observation": labels["obs"][r], "action_mask": labels["mask"][r].astype(np.int8)} for r in rows]
+    reference, other = load(plain, config), load(fast, config)
+    reference.act(views[0], np.random.default_rng(0))
+    other.act(views[0], np.random.default_rng(0))
+    t0 = time.perf_counter()
+    first = np.array([reference.act(v, np.random.default_rng(10_000 + i)) for i, v in enumerate(views)])
+    plain_seconds = time.perf_counter() - t0
+    second = np.array([reference.act(v, np.random.default_rng(20_000 + i)) for i, v in enumerate(views)])
+    t0 = time.perf_counter()
+    quick = np.array([other.act(v, np.random.default_rng(30_000 + i)) for i, v in enumerate(views)])
+    fast_seconds = time.perf_counter() - t0
+    return {"states": len(views), "plain_self_agreement": float(np.mean(first == second)),
+            "fast_agreement_with_plain": float(np.mean(quick == first)),
+            "plain_ms_per_label": 1000 * plain_seconds / len(views), "fast_ms_per_label": 1000 * fast_seconds / len(views),
+            "search_speedup": plain_seconds / fast_seconds}
 
 
 def main() -> None:
+    import torch
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--slots", type=int, default=16)
     parser.add_argument("--teacher", default="search:ms=0:sims=256")
+    parser.add_argument("--fast-teacher", default="search:ms=0:sims=256:race=2")
+    parser.add_argument("--agreement", type=int, default=0, help="states to compare the two teachers on")
+    parser.add_argument("--only", choices=("aec", "lockstep"), default=None,
+                        help="one collection only (e.g. the aec one run against an earlier checkout)")
     args = parser.parse_args()
-    runs = [run(args.games, args.teacher, args.players, seed=100 * k) for k in range(args.runs)]
-    print(json.dumps({"teacher": args.teacher, "players": args.players, "games_per_run": args.games,
-                      **{k: statistics.median(r[k] for r in runs) for k in runs[0]}}, indent=2))
+    torch.set_num_threads(1)  # one worker's share of the machine, as in a collection with workers
+    aec, lock, labels = [], [], None
+    for k in range(args.runs):  # in turns, so that load on the machine falls on both alike
+        if args.only != "lockstep":
+            aec.append(aec_run(args.games, args.teacher, args.players, seed=100 * k))
+        if args.only != "aec":
+            figures, out = lockstep_run(args.games, args.fast_teacher, args.players, 100 * k, args.slots)
+            lock.append(figures)
+            labels = out if labels is None else {key: np.concatenate([labels[key], out[key]])
+                                                 for key in ("obs", "mask", "ret")}
+    result: dict = {"players": args.players, "games_per_run": args.games, "runs": args.runs}
+    if aec:
+        result["aec"] = {"teacher": args.teacher, **{k: statistics.median(r[k] for r in aec) for k in aec[0]}}
+    if lock:
+        result["lockstep"] = {"teacher": args.fast_teacher, "slots": args.slots,
+                              **{k: statistics.median(r[k] for r in lock) for k in lock[0]}}
+    if aec and lock:
+        result["labels_per_second_ratio"] = statistics.median(b["labels_per_second"] / a["labels_per_second"]
+                                                              for a, b in zip(aec, lock))
+    if args.agreement and labels is not None:
+        result["agreement"] = agreement(labels, args.agreement, args.teacher, args.fast_teacher, args.players)
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

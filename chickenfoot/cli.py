@@ -152,6 +152,27 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
     _stopped(summary, f"iteration {summary['iterations']}", resume_command)
 
 
+@main.command()
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+              help="YAML whose keys are DistillConfig fields (see configs/distill.yaml).")
+@click.option("--resume", is_flag=True, help="Keep the run's label shards, collect on, then fit again.")
+@click.option("--overwrite", is_flag=True, help="Delete the run folder's earlier run first.")
+@click.option("--runs-dir", default=None, help="Override runs_dir.")
+@click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir).")
+@click.option("--collect-minutes", type=float, default=None, help="Override collect_minutes.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Override workers.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
+            collect_minutes: float | None, workers: int | None, no_progress: bool) -> None:
+    """Distil the search into a network: label decisions with the throughput teacher (games in
+    lockstep, racing PIMC) for a time budget, then fit a network to the labels; writes the label
+    shards, final.pt and summary.json."""
+    from training.distill import DistillConfig, distill_run
+
+    _train(distill_run, DistillConfig, "distill", config_path, resume, overwrite, no_progress,
+           {"runs_dir": runs_dir, "run_name": run_name, "collect_minutes": collect_minutes, "workers": workers})
+
+
 def _train(run: Callable[..., dict], config_cls: type, command: str, config_path: str, resume: bool, overwrite: bool,
            no_progress: bool, overrides: dict) -> tuple[dict, str]:
     """Load the config with the command line's ``overrides``, run the trainer and print its

@@ -6,15 +6,19 @@ Each iteration of :class:`ExpertTrainer.run`:
    ``workers`` processes. Seat 0 is the student and each other seat is too with probability
    ``self_play_prob``; the rest are drawn from ``opponents``. At every decision of a student seat
    with more than one legal action the *teacher* (a PIMC search spec, :mod:`agents.search`: its
-   worlds are played out on the batched engine's compiled kernels) searches that seat's observation;
-   its per-action mean values become the target: all weight on the best action
-   (``target_temperature: 0``) or ``softmax(values / target_temperature)``. The student's own
+   worlds are played out on the batched engine's compiled kernels; by default the racing search,
+   :mod:`agents.search.racing`) searches that seat's observation and its per-action mean values
+   are kept. The games of a worker run in lockstep on the batched engine
+   (:func:`training.labels.collect_labels`); a teacher that reads the observation's history
+   (``infer=policy``) is fed by the PettingZoo env instead, one game at a time. The student's own
    action is played (the teacher's with probability ``beta``), so the samples are the states the
    network reaches and it learns to recover from its own mistakes (DAgger: Ross, Gordon & Bagnell,
    AISTATS 2011).
 2. **Learn.** The network is fitted to every sample so far (the newest ``max_samples``):
-   cross-entropy to the targets for the policy head, the seat's discounted returns
-   (``reward``/``points_scale`` as in PPO) for the value head, so a PPO fine-tune can start from it.
+   cross-entropy to the targets for the policy head, made from the kept values
+   (:func:`training.labels.soft_targets`: all weight on the teacher's choice at
+   ``target_temperature: 0``, else ``softmax(values / target_temperature)``), the seat's discounted
+   returns (the env's ``win`` reward) for the value head, so a PPO fine-tune can start from it.
 3. A checkpoint (``checkpoint.pt``, resumable with the samples in ``samples.npz``), an evaluation
    against ``eval_opponents`` and TensorBoard scalars: the student's agreement with the teacher on
    the fresh samples before it learns from them, teacher decisions per second, losses.
@@ -36,7 +40,7 @@ from torch import nn
 
 from agents import load
 from agents.base import needs_history
-from agents.checkpoint import atomic_write
+from agents.checkpoint import CheckpointError, atomic_write
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
 from training.bc import discount_per_seat
@@ -49,6 +53,7 @@ from training.config import (
     check_agent_specs,
 )
 from training.evaluate import warm_up, win_rates
+from training.labels import DEFAULT_TEACHER, collect_labels, soft_targets
 from training.run import StopSignals, TrainingRun
 from training.workers import WorkerPool, worker_state
 
@@ -60,9 +65,9 @@ class ExpertConfig(NetworkTrainerConfig):
     start, gamma, vf_coef, max_grad_norm, eval_deal_sets, torch_threads).
 
     Teacher
-        teacher: a ``search`` spec with ``algo=pimc`` (the default is reproducible: no clock,
-            ``sims`` worlds per decision); target_temperature: 0 = the teacher's choice, else a
-            softmax over its action values at this temperature.
+        teacher: a ``search`` spec with ``algo=pimc`` (the default is reproducible: no clock, at
+            most ``sims`` worlds per decision, racing); target_temperature: 0 = the teacher's
+            choice, else a softmax over its action values at this temperature.
     Collection
         iterations, games_per_iteration, workers (processes that play the games, spawned once per
             run; 1 = in this process); address: ``HOST:PORT`` of a Ray cluster's head to play them on
@@ -75,7 +80,7 @@ class ExpertConfig(NetworkTrainerConfig):
         eval_opponents (after each iteration, ``eval_deal_sets`` deal sets each).
     """
 
-    teacher: str = "search:ms=0:sims=256"
+    teacher: str = DEFAULT_TEACHER
     target_temperature: NonNegativeFloat = 0.0
     iterations: PositiveInt = 10
     games_per_iteration: PositiveInt = 32
@@ -123,18 +128,34 @@ def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidde
             "opponent_specs": opponents, "env": raw_env(**config.to_dict(), history=needs_history(built.values()))}
 
 
+SAMPLE_KEYS = ("obs", "mask", "q", "choice", "ret")  #: what a sample keeps (samples.npz)
+
+
 def collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
     """Play one game per seed in this worker (:func:`collector_state`); returns the samples
-    (student decisions with a choice) and counts."""
+    (student decisions with a choice: :data:`SAMPLE_KEYS`) and counts. The games run in lockstep
+    (:func:`training.labels.collect_labels`) unless the teacher reads the history."""
     state = worker_state()
-    config, teacher, model, env = state["config"], state["teacher"], state["model"], state["env"]
+    config, teacher, model = state["config"], state["teacher"], state["model"]
     model.load_state_dict(weights)
     student = TorchAgent(model, config, name="student")
+    if getattr(teacher, "needs_history", False):
+        return _collect_one_by_one(student, seeds, cfg)
+    opponents = [state["opponents"][spec] for spec in state["opponent_specs"]]
+    out = collect_labels(student, teacher, opponents, config, len(seeds), seed=seeds[0],
+                         self_play_prob=cfg["self_play_prob"], gamma=cfg["gamma"], slots=len(seeds), beta=cfg["beta"])
+    return {**{k: out[k] for k in SAMPLE_KEYS}, "agree": int(out["agree"].sum()), "games": list(seeds),
+            "teacher_decisions": len(out["ret"]), "teacher_seconds": out["teacher_seconds"],
+            "decisions": out["decisions"]}
+
+
+def _collect_one_by_one(student: TorchAgent, seeds: list[int], cfg: dict) -> dict[str, Any]:
+    """:func:`collect_games` on the PettingZoo env, one game and one decision at a time (a teacher
+    that reads the observation's history, which the batched engine does not keep)."""
+    state = worker_state()
+    config, teacher, env = state["config"], state["teacher"], state["env"]
     n = config.num_players
-    obs_l: list[np.ndarray] = []
-    mask_l: list[np.ndarray] = []
-    target_l: list[np.ndarray] = []
-    ret_l: list[float] = []
+    rows: dict[str, list] = {k: [] for k in SAMPLE_KEYS}
     agree_l: list[bool] = []
     teacher_decisions, teacher_seconds, decisions = 0, 0.0, 0
     for seed in seeds:
@@ -157,37 +178,29 @@ def collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
                 teacher_seconds += time.perf_counter() - t0
                 teacher_decisions += 1
                 info = teacher.last_search
-                target = np.zeros(config.num_actions, np.float32)
-                if cfg["target_temperature"] > 0:
-                    z = info["scores"] / cfg["target_temperature"]
-                    p = np.exp(z - z.max())
-                    target[info["actions"]] = p / p.sum()
-                else:
-                    target[best] = 1.0
+                q = np.zeros(config.num_actions, np.float32)
+                q[info["actions"]] = info["scores"]
                 own = student.act(observation, rng)
                 agree_l.append(own == best)
                 action = best if rng.random() < cfg["beta"] else own
-                per_seat[seat].append(len(obs_l))
-                obs_l.append(observation["observation"].astype(np.float32))
-                mask_l.append(mask.astype(bool))
-                target_l.append(target)
-                ret_l.append(0.0)
+                per_seat[seat].append(len(rows["ret"]))
+                for key, value in (("obs", observation["observation"]), ("mask", mask != 0), ("q", q),
+                                   ("choice", best), ("ret", 0.0)):
+                    rows[key].append(value)
             else:
                 action = agent.act(observation, rng)
             env.step(action)
             decisions += 1
             for s, idxs in per_seat.items():  # each seat's reward lands on its latest sample
                 if idxs:
-                    ret_l[idxs[-1]] += env.rewards[env.possible_agents[s]]
-        discount_per_seat(ret_l, per_seat.values(), cfg["gamma"])
+                    rows["ret"][idxs[-1]] += env.rewards[env.possible_agents[s]]
+        discount_per_seat(rows["ret"], per_seat.values(), cfg["gamma"])
     a = config.num_actions
-    return {
-        "obs": np.stack(obs_l) if obs_l else np.zeros((0, len(model.obs_scale)), np.float32),
-        "mask": np.stack(mask_l) if mask_l else np.zeros((0, a), bool),
-        "target": np.stack(target_l) if target_l else np.zeros((0, a), np.float32),
-        "ret": np.asarray(ret_l, np.float32), "agree": int(np.sum(agree_l)), "games": list(seeds),
-        "teacher_decisions": teacher_decisions, "teacher_seconds": teacher_seconds, "decisions": decisions,
-    }
+    shapes = {"obs": (ObservationEncoder(config).size,), "mask": (a,), "q": (a,), "choice": (), "ret": ()}
+    dtypes = {"obs": np.float32, "mask": bool, "q": np.float32, "choice": np.int16, "ret": np.float32}
+    return {**{k: np.asarray(rows[k], dtypes[k]).reshape((len(rows[k]),) + shapes[k]) for k in SAMPLE_KEYS},
+            "agree": int(np.sum(agree_l)), "games": list(seeds), "teacher_decisions": teacher_decisions,
+            "teacher_seconds": teacher_seconds, "decisions": decisions}
 
 
 # ------------------------------------------------------------------------------ the trainer
@@ -210,7 +223,8 @@ class ExpertTrainer(TrainingRun):
         self.history: list[dict[str, float]] = []  # every iteration's statistics, across resumes
         a = self.rules.num_actions
         self.data = {"obs": np.zeros((0, self.encoder.size), np.float32), "mask": np.zeros((0, a), bool),
-                     "target": np.zeros((0, a), np.float32), "ret": np.zeros(0, np.float32)}
+                     "q": np.zeros((0, a), np.float32), "choice": np.zeros(0, np.int16),
+                     "ret": np.zeros(0, np.float32)}
         if resume:
             self.resume()
             self.refuse_complete(self.iteration, cfg.iterations, "iterations", "iterations")
@@ -233,6 +247,11 @@ class ExpertTrainer(TrainingRun):
         self.history = list(state.get("history", []))
         if self.samples_path.exists():
             with np.load(self.samples_path) as stored:
+                missing = sorted(set(self.data) - set(stored.files))
+                if missing:
+                    raise CheckpointError(f"{self.samples_path} lacks {missing}: it was written before the teacher's "
+                                          f"values were kept (targets only); start a new run (another --run-name, "
+                                          f"or --overwrite)")
                 self.data = {k: stored[k] for k in self.data}
 
     def save(self) -> Path:
@@ -247,7 +266,8 @@ class ExpertTrainer(TrainingRun):
         dev = self.device
         obs = torch.from_numpy(self.data["obs"]).to(dev)
         mask = torch.from_numpy(self.data["mask"]).to(dev)
-        target = torch.from_numpy(self.data["target"]).to(dev)
+        target = torch.from_numpy(soft_targets(self.data["q"], self.data["mask"], self.data["choice"],
+                                               cfg.target_temperature)).to(dev)
         ret = torch.from_numpy(self.data["ret"]).to(dev)
         n = len(ret)
         self.model.train()
@@ -285,8 +305,7 @@ class ExpertTrainer(TrainingRun):
         writer = self.open_writer()
         self.warm_start()
         self.model.eval()
-        collect_cfg = {"self_play_prob": cfg.self_play_prob, "beta": cfg.beta,
-                       "target_temperature": cfg.target_temperature, "gamma": cfg.gamma}
+        collect_cfg = {"self_play_prob": cfg.self_play_prob, "beta": cfg.beta, "gamma": cfg.gamma}
         stop_reason = "iterations"
         start_time = time.time() - self.train_seconds
         init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden))
@@ -302,7 +321,8 @@ class ExpertTrainer(TrainingRun):
                 t0 = time.time()
                 weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
                 seeds = [int(s) for s in self.rng.integers(2**63, size=cfg.games_per_iteration)]
-                chunks = [seeds[i:i + 2] for i in range(0, len(seeds), 2)]  # small tasks keep workers even
+                size = max(2, len(seeds) // (2 * cfg.workers))  # lockstep games per task; two tasks a worker keep them even
+                chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
                 with tqdm(total=len(seeds), desc=f"iteration {self.iteration + 1} games", unit="game",
                           disable=not self.progress, leave=False) as bar:
                     futures = [pool.submit(collect_games, weights, chunk, collect_cfg) for chunk in chunks]

@@ -11,12 +11,13 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from agents.checkpoint import load_checkpoint
+from agents.checkpoint import CheckpointError, load_checkpoint
 from agents.torch_policy import DeviceError, TorchAgent, resolve_device
 from chickenfoot.cli import main
 from training import expert as expert_module
 from training.config import PPOConfig, TrainConfigError, load_config
 from training.expert import ExpertConfig, expert_iteration
+from training.labels import soft_targets
 from training.workers import WorkerPool, worker_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,27 +49,44 @@ def test_expert_iteration_runs_resumes_and_writes_a_playable_network(tmp_path):
         expert_iteration(cfg, progress=False)
 
 
-def test_teacher_targets_are_its_choices_or_a_softmax_over_legal_actions():
-    cfg = load_config(SMOKE, ExpertConfig)
+@pytest.mark.parametrize("teacher", ["search:ms=0:sims=16", "search:ms=0:sims=16:infer=policy"])
+def test_samples_keep_the_teachers_values_in_lockstep_or_one_game_at_a_time(teacher):
+    """The lockstep collection and the env's (a teacher that reads the history) keep the same
+    samples: the teacher's values of the legal actions, its choice, the seat's return."""
+    cfg = load_config(SMOKE, ExpertConfig, teacher=teacher)
     pool = WorkerPool(1, expert_module.collector_state, (cfg.rules_config.to_dict(), cfg.teacher, cfg.opponents,
                                                          cfg.hidden))
     weights = pool.submit(lambda: worker_state()["model"].state_dict()).result()
-
-    def collect(seeds, settings):
-        return pool.submit(expert_module.collect_games, weights, seeds, settings).result()
-
-    hard = collect([1, 2], {"self_play_prob": 1.0, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99})
-    assert len(hard["obs"]) == hard["teacher_decisions"] > 0
-    assert np.all(hard["mask"].sum(1) > 1)  # only decisions with a choice
-    assert np.allclose(hard["target"].sum(1), 1) and np.all(hard["target"].max(1) == 1)
-    assert np.all(hard["mask"][np.arange(len(hard["target"])), hard["target"].argmax(1)])
-    soft = collect([1, 2], {"self_play_prob": 1.0, "beta": 1.0, "target_temperature": 0.05, "gamma": 0.99})
-    assert np.allclose(soft["target"].sum(1), 1, atol=1e-5)
-    assert np.all(soft["target"][~soft["mask"]] == 0)
-    assert np.any(soft["target"].max(1) < 1)
-    # returns: the seat's discounted relative points, finite and not all zero
-    assert np.all(np.isfinite(hard["ret"])) and np.any(hard["ret"] != 0)
+    out = pool.submit(expert_module.collect_games, weights, [1, 2, 3],
+                      {"self_play_prob": 1.0, "beta": 0.0, "gamma": 0.99}).result()
     pool.close()
+    assert set(expert_module.SAMPLE_KEYS) <= set(out)
+    n = len(out["ret"])
+    assert n == out["teacher_decisions"] > 0 and out["games"] == [1, 2, 3]
+    assert np.all(out["mask"].sum(1) > 1)  # only decisions with a choice
+    assert np.all(out["q"][~out["mask"]] == 0)
+    rows = np.arange(n)
+    assert np.all(out["mask"][rows, out["choice"]])
+    legal_q = np.where(out["mask"], out["q"], -np.inf)
+    assert np.all(out["q"][rows, out["choice"]] == legal_q.max(1))  # plain PIMC plays its best mean
+    assert np.all(np.isfinite(out["ret"])) and np.any(out["ret"] != 0)
+    hard = soft_targets(out["q"], out["mask"], out["choice"], 0.0)
+    assert np.all(hard.sum(1) == 1) and np.all(hard[rows, out["choice"]] == 1)
+    soft = soft_targets(out["q"], out["mask"], out["choice"], 0.05)
+    assert np.allclose(soft.sum(1), 1, atol=1e-5) and np.all(soft[~out["mask"]] == 0)
+    assert np.any(soft.max(1) < 1) and np.all(soft.argmax(1) == legal_q.argmax(1))
+
+
+def test_samples_written_before_the_values_were_kept_are_refused(tmp_path):
+    cfg = load_config(SMOKE, ExpertConfig, runs_dir=str(tmp_path), iterations=1, eval_deal_sets=0)
+    expert_iteration(cfg, progress=False)
+    samples = tmp_path / "expert-smoke" / "samples.npz"
+    with np.load(samples) as data:
+        old = {"obs": data["obs"], "mask": data["mask"], "target": data["q"], "ret": data["ret"]}
+    np.savez(samples, **old)
+    with pytest.raises(CheckpointError, match="start a new run"):
+        expert_iteration(load_config(SMOKE, ExpertConfig, runs_dir=str(tmp_path), iterations=2), resume=True,
+                         progress=False)
 
 
 @pytest.mark.parametrize("key, value, message", [

@@ -1,0 +1,139 @@
+"""The throughput teacher's collection (training/labels.py) and distillation (training/distill.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import load
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
+from cf_env import ConfigError, ObservationEncoder, RulesConfig
+from cf_env.engine import scoring
+from training import distill, labels
+
+TINY = RulesConfig(num_players=2, max_pip=4, hand_size=4, rounds=2)
+TEACHER = "search:ms=0:sims=32:race=2"
+
+
+def student(config: RulesConfig, seed: int = 0) -> TorchAgent:
+    import torch
+
+    torch.manual_seed(seed)
+    enc = ObservationEncoder(config)
+    return TorchAgent(ActorCritic(enc.size, config.num_actions, (32, 32), obs_scale=observation_scale(config)),
+                      config, name="student")
+
+
+def test_soft_targets():
+    q = np.array([[0.2, 0.5, 0.9, 0.0], [0.1, 0.1, 0.0, 0.0]], np.float32)
+    mask = np.array([[1, 1, 0, 0], [1, 1, 0, 0]], bool)
+    choice = np.array([1, 0])
+    hard = labels.soft_targets(q, mask, choice, 0.0)
+    assert hard.tolist() == [[0, 1, 0, 0], [1, 0, 0, 0]]
+    soft = labels.soft_targets(q, mask, choice, 0.1)
+    assert np.allclose(soft.sum(1), 1) and np.all(soft[~mask] == 0)  # the illegal action's 0.9 counts for nothing
+    assert soft[0, 1] == pytest.approx(1 / (1 + np.exp(-3.0)))
+    assert np.allclose(soft[1, :2], 0.5)
+    with pytest.raises(ConfigError, match=">= 0"):
+        labels.soft_targets(q, mask, choice, -1.0)
+
+
+@pytest.mark.parametrize("config", [TINY, RulesConfig(num_players=3, max_pip=5, hand_size=4, rounds=1)])
+def test_lockstep_labels_are_the_students_choices_with_the_teachers_values(config):
+    teacher = load(TEACHER, config)
+    out = labels.collect_labels(student(config), teacher, [load("heuristic", config)], config, games=6, seed=4,
+                                self_play_prob=0.5, gamma=1.0, slots=4)
+    n = len(out["ret"])
+    assert out["games"] == 6 and n > 0 and set(labels.LABEL_KEYS) <= set(out)
+    rows = np.arange(n)
+    assert np.all(out["mask"].sum(1) > 1) and np.all(out["mask"][rows, out["choice"]])
+    assert np.all(out["q"][~out["mask"]] == 0) and np.all(out["worlds"][~out["mask"]] == 0)
+    assert np.all(out["worlds"][out["mask"]] >= 1) and out["worlds"].max() <= 32
+    # the observations are real ones: the hidden tiles (not held, not on the layout) are the others' and the boneyard's
+    enc = ObservationEncoder(config)
+    views = [enc.decode(o) for o in out["obs"]]
+    assert all(v["hand"].sum() == v["hand_sizes"][0] for v in views)
+    # the 'win' reward arrives once, at the game's end: with gamma 1 each label's return is its seat's
+    # win reward, one of the values a seat can get
+    shares = {round(scoring.win_reward(scoring.win_share(won, k), config.num_players), 6)
+              for k in range(1, config.num_players + 1) for won in (True, False)}
+    assert {round(float(r), 6) for r in out["ret"]} <= shares
+    # the same seed gives the same labels
+    again = labels.collect_labels(student(config), load(TEACHER, config), [load("heuristic", config)], config,
+                                  games=6, seed=4, self_play_prob=0.5, gamma=1.0, slots=4)
+    for key in labels.LABEL_KEYS:
+        assert np.array_equal(out[key], again[key]), key
+
+
+def test_a_teacher_that_reads_the_history_is_refused():
+    with pytest.raises(ConfigError, match="infer=constraints"):
+        labels.collect_labels(student(TINY), load("search:ms=0:sims=4:infer=policy", TINY), [load("heuristic", TINY)],
+                              TINY, games=1, seed=0)
+
+
+def test_shards_resume_refuse_other_settings_and_distil(tmp_path):
+    folder = tmp_path / "labels"
+    # the heuristic has act_batch, so it can stand in for the student network here
+    settings = labels.collection_settings("heuristic", TEACHER, ["random"], TINY, seed=7, shard_games=2, slots=2)
+    first = labels.collect_shards(folder, settings, 2, progress=False)
+    assert first["shards"] == 2 and first["labels"] > 0
+    stamps = {p.name: p.stat().st_mtime_ns for p in labels.shard_paths(folder)}
+    more = labels.collect_shards(folder, settings, 3, progress=False)
+    assert more["shards"] == 3 and more["games"] == 2  # only the missing shard was played
+    assert {p.name: p.stat().st_mtime_ns for p in labels.shard_paths(folder)[:2]} == stamps
+    with pytest.raises(ConfigError, match="teacher"):
+        labels.collect_shards(folder, {**settings, "teacher": "search:ms=0:sims=8"}, 3, progress=False)
+    assert json.loads((folder / "collection.json").read_text())["teacher"] == TEACHER
+    # distillation: the held-out shard is never trained on; the fitted network plays
+    train, test = distill.split_labels(folder, holdout=0.34)
+    with np.load(labels.shard_paths(folder)[-1]) as last:
+        assert np.array_equal(test["obs"], last["obs"])
+    assert len(train["ret"]) + len(test["ret"]) == more["labels"] + first["labels"]
+    model, stats = distill.fit(train, TINY, temperature=0.05, epochs=30, hidden=(32, 32), test=test, progress=False)
+    assert stats["history"][-1]["train_agreement"] > stats["history"][0]["train_agreement"] - 1e-9
+    assert stats["history"][-1]["train_agreement"] > 0.6
+    path = distill.save_model(model, TINY, tmp_path / "net.pt", stats)
+    agent = load(str(path), TINY)
+    assert distill.agreement(agent.model, train) == pytest.approx(stats["history"][-1]["train_agreement"], abs=0.02)
+    with pytest.raises(FileNotFoundError, match="no label shards"):
+        labels.load_labels(tmp_path / "nothing")
+
+
+def test_fit_starts_from_a_checkpoint_of_the_same_rules(tmp_path):
+    config = RulesConfig()
+    enc = ObservationEncoder(config)
+    rows = 64
+    rng = np.random.default_rng(0)
+    mask = np.zeros((rows, config.num_actions), bool)
+    mask[:, :3] = True
+    fake = {"obs": rng.random((rows, enc.size), dtype=np.float32), "mask": mask,
+            "q": rng.random((rows, config.num_actions)).astype(np.float32) * mask, "choice": np.zeros(rows, np.int16),
+            "ret": np.zeros(rows, np.float32)}
+    model, _ = distill.fit(fake, config, init="zoo:strong-4p", epochs=1, learning_rate=1e-12, progress=False)
+    reference = load("zoo:strong-4p", config).model
+    for (name, a), b in zip(model.state_dict().items(), reference.state_dict().values()):
+        assert np.allclose(a.numpy(), b.numpy(), atol=1e-6), name
+
+
+@pytest.mark.slow
+def test_the_distill_command_collects_fits_evaluates_and_resumes(tmp_path):
+    from click.testing import CliRunner
+
+    from chickenfoot.cli import main
+
+    smoke = str(distill.Path(__file__).resolve().parents[2] / "configs" / "distill-smoke.yaml")
+    args = ["distill", "--config", smoke, "--runs-dir", str(tmp_path), "--no-progress"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output[result.output.index("{"):])
+    run = tmp_path / "distill-smoke"
+    assert len(labels.shard_paths(run / "labels")) == 3 and summary["labels"] > 0
+    assert 0 <= summary["eval"]["win_rate_vs_greedy"]["win_rate"] <= 1
+    assert load(summary["final"], TINY).config == TINY
+    again = CliRunner().invoke(main, args)  # a second run in the same folder is refused
+    assert again.exit_code != 0 and "--resume" in again.output
+    resumed = CliRunner().invoke(main, args + ["--resume"])  # keeps the shards: nothing more to collect
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.output[resumed.output.index("{"):])["collection"]["games"] == 0

@@ -1,0 +1,365 @@
+"""Distillation: fit a policy network to the throughput teacher's labels, and the learning curve.
+
+``chickenfoot distill --config configs/distill.yaml`` (:func:`distill_run`, :class:`DistillConfig`)
+is the whole job: collect labels for ``collect_minutes`` in ``workers`` processes (resumable
+shards in the run folder), fit a network to them, save ``final.pt`` and evaluate it.
+
+:func:`fit` trains an :class:`agents.torch_policy.ActorCritic` (from a checkpoint, or from
+scratch) on labels collected by :mod:`training.labels`: cross-entropy to the teacher's targets
+(:func:`training.labels.soft_targets`: its choice at temperature 0, else a softmax over its
+per-action values) and, for the value head, the seat's discounted return. The labels' last
+``holdout`` fraction (whole shards: other games) is never trained on; the student's agreement
+with the teacher there is what :func:`agreement` reports.
+
+:func:`learning_curve` fits one network per label count and measures each: held-out agreement
+and strength as 1 vs 3 heuristic (duplicate deals), one JSON row per point and a plot::
+
+    python -m training.distill fit --labels runs/labels-4p --limit 100000 --temperature 0.02 --out net.pt
+    python -m training.distill curve --labels runs/labels-4p --sizes 10000 30000 100000 --plot curve.png
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from pydantic import Field, field_validator
+from torch import nn
+
+from agents.checkpoint import model_payload, save_checkpoint
+from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
+from cf_env import ConfigError, ObservationEncoder, RulesConfig
+from training.config import (
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    Probability,
+    RunConfig,
+    TrainConfigError,
+    check_agent_specs,
+)
+from training.labels import DEFAULT_TEACHER, collect_shards, collection_settings, shard_paths, soft_targets
+from training.run import load_weights
+
+__all__ = ["DistillConfig", "agreement", "distill_run", "fit", "learning_curve", "split_labels"]
+
+
+def split_labels(folder: str | Path, holdout: float = 0.1,
+                 limit: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The training labels (the first ``limit`` of the shards before the held-out ones) and the
+    held-out labels (the last ``holdout`` fraction of the shards, at least one)."""
+    paths = shard_paths(folder)
+    if len(paths) < 2:
+        raise ConfigError(f"{folder}: {len(paths)} label shard(s); held-out agreement needs at least 2")
+    held = max(1, int(round(len(paths) * holdout)))
+    train_paths, test_paths = paths[:-held], paths[-held:]
+
+    def read(selected: list[Path], cap: int | None) -> dict[str, np.ndarray]:
+        parts: dict[str, list[np.ndarray]] = {}
+        count = 0
+        for path in selected:
+            with np.load(path) as data:
+                for k in data.files:
+                    parts.setdefault(k, []).append(data[k])
+                count += len(data["ret"])
+            if cap is not None and count >= cap:
+                break
+        return {k: np.concatenate(v)[:cap] for k, v in parts.items()}
+
+    return read(train_paths, limit), read(test_paths, None)
+
+
+def _rules(labels_folder: str | Path) -> RulesConfig:
+    meta = Path(labels_folder) / "collection.json"
+    return RulesConfig.from_dict(json.loads(meta.read_text())["rules"])
+
+
+def _initial_model(init: str | None, config: RulesConfig, hidden: Sequence[int]) -> ActorCritic:
+    """A new network, with ``init``'s weights when given (a path or ``zoo:NAME``, of these rules
+    and ``hidden`` sizes; an older observation version is widened)."""
+    enc = ObservationEncoder(config)
+    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config))
+    if init is not None:
+        load_weights(model, config, init)
+    return model
+
+
+@torch.no_grad()
+def agreement(model: ActorCritic, labels: dict[str, np.ndarray]) -> float:
+    """How often the network's most likely legal action is the teacher's choice."""
+    model.eval()
+    obs = torch.from_numpy(labels["obs"])
+    mask = torch.from_numpy(labels["mask"])
+    hits = 0
+    for start in range(0, len(obs), 4096):
+        logits, _ = model(obs[start:start + 4096], mask[start:start + 4096])
+        hits += int((logits.argmax(-1).numpy() == labels["choice"][start:start + 4096]).sum())
+    return hits / max(len(obs), 1)
+
+
+def fit(train: dict[str, np.ndarray], config: RulesConfig, init: str | None = None, temperature: float = 0.02,
+        epochs: int = 4, learning_rate: float = 3e-4, minibatch: int = 256, hidden: Sequence[int] = (256, 256),
+        vf_coef: float = 0.5, max_grad_norm: float = 0.5, seed: int = 0, test: dict[str, np.ndarray] | None = None,
+        progress: bool = True) -> tuple[ActorCritic, dict[str, Any]]:
+    """A network fitted to ``train`` (see the module docstring); with ``test``, its held-out
+    agreement after each epoch is in the statistics."""
+    from tqdm.auto import tqdm
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    model = _initial_model(init, config, hidden)
+    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    obs = torch.from_numpy(train["obs"])
+    mask = torch.from_numpy(train["mask"])
+    target = torch.from_numpy(soft_targets(train["q"], train["mask"], train["choice"], temperature))
+    ret = torch.from_numpy(train["ret"])
+    n = len(ret)
+    if n == 0:
+        raise ConfigError("no training labels")
+    history: list[dict[str, float]] = []
+    start = time.perf_counter()
+    steps = epochs * ((n + minibatch - 1) // minibatch)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, 1.0 - k / steps))
+    with tqdm(total=steps, desc=f"fit {n} labels", unit="batch", disable=not progress, leave=False) as bar:
+        for epoch in range(epochs):
+            model.train()
+            perm = torch.randperm(n, generator=gen)
+            ce_sum = v_sum = 0.0
+            batches = 0
+            for s in range(0, n, minibatch):
+                j = perm[s:s + minibatch]
+                logits, value = model(obs[j], mask[j])
+                logp = torch.log_softmax(logits, dim=-1).masked_fill(~mask[j], 0.0)
+                ce = -(target[j] * logp).sum(-1).mean()
+                v = 0.5 * ((value - ret[j]) ** 2).mean()
+                loss = ce + vf_coef * v
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+                optimizer.step()
+                schedule.step()
+                ce_sum += ce.item()
+                v_sum += v.item()
+                batches += 1
+                bar.update(1)
+            row = {"epoch": epoch + 1, "cross_entropy": ce_sum / batches, "value_loss": v_sum / batches,
+                   "train_agreement": agreement(model, {k: train[k][:20_000] for k in ("obs", "mask", "choice")})}
+            if test is not None:
+                row["test_agreement"] = agreement(model, test)
+            history.append(row)
+    model.eval()
+    return model, {"labels": n, "temperature": temperature, "epochs": epochs, "seconds": time.perf_counter() - start,
+                   "history": history}
+
+
+def save_model(model: ActorCritic, config: RulesConfig, path: str | Path, stats: dict[str, Any]) -> Path:
+    """A checkpoint ``chickenfoot eval`` and ``agents.load`` read."""
+    return save_checkpoint(path, model_payload(model, config, int(stats["labels"]),
+                                               {"trainer": "distill", **{k: v for k, v in stats.items()
+                                                                         if k != "history"}}))
+
+
+def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: int, seed: int) -> dict[str, Any]:
+    """The network (deterministic) in one seat against ``opponent`` in the others, duplicate deals."""
+    from agents import load
+    from training.evaluate import evaluate
+
+    agent = TorchAgent(model, config, name="distilled")
+    report = evaluate([agent] + [load(opponent, config)] * (config.num_players - 1), config, deal_sets=deal_sets,
+                      seed=seed, progress=False)
+    r = report.results[0]
+    return {"win_rate": r.win_rate, "win_rate_ci95": list(r.win_rate_ci95), "games": r.seat_games,
+            "mean_points": r.mean_points}
+
+
+def learning_curve(folder: str | Path, sizes: Sequence[int], temperature: float, init: str | None,
+                   deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
+                   progress: bool = True) -> list[dict[str, Any]]:
+    """One network per label count in ``sizes`` (the first that many labels), each measured on
+    the held-out labels and as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets."""
+    config = _rules(folder)
+    rows = []
+    for size in sizes:
+        train, test = split_labels(folder, limit=size)
+        model, stats = fit(train, config, init=init, temperature=temperature, epochs=epochs, seed=seed, test=test,
+                           progress=progress)
+        row = {"labels": len(train["ret"]), "test_labels": len(test["ret"]), "temperature": temperature,
+               "init": init, "epochs": epochs, "fit_seconds": stats["seconds"],
+               "test_agreement": stats["history"][-1]["test_agreement"],
+               "train_agreement": stats["history"][-1]["train_agreement"],
+               **{f"vs_{opponent}_{k}": v for k, v in strength(model, config, opponent, deal_sets, seed).items()}}
+        rows.append(row)
+        if progress:
+            print(json.dumps(row))
+    return rows
+
+
+def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "heuristic",
+               teacher_agreement: float | None = None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [r["labels"] for r in rows]
+    fig, left = plt.subplots(figsize=(7, 4))
+    left.plot(x, [r["test_agreement"] for r in rows], "o-", color="tab:blue", label="held-out agreement")
+    if teacher_agreement is not None:
+        left.axhline(teacher_agreement, color="tab:blue", ls=":", label="teacher's self-agreement")
+    left.set_xscale("log")
+    left.set_xlabel("labels")
+    left.set_ylabel("agreement with the teacher", color="tab:blue")
+    right = left.twinx()
+    rate = [r[f"vs_{opponent}_win_rate"] for r in rows]
+    lo = [r[f"vs_{opponent}_win_rate"] - r[f"vs_{opponent}_win_rate_ci95"][0] for r in rows]
+    hi = [r[f"vs_{opponent}_win_rate_ci95"][1] - r[f"vs_{opponent}_win_rate"] for r in rows]
+    right.errorbar(x, rate, yerr=[lo, hi], fmt="s-", color="tab:red", capsize=3, label=f"1 vs 3 {opponent}")
+    right.set_ylabel(f"win rate, 1 vs 3 {opponent} (95% CI)", color="tab:red")
+    fig.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+class DistillConfig(RunConfig):
+    """Distillation from scratch (and :class:`~training.config.RunConfig`'s fields: run_name,
+    runs_dir, seed, rules, hidden, device).
+
+    Collection (:mod:`training.labels`)
+        teacher: a PIMC ``search`` spec; behaviour: the agent that plays the labelled seats
+            (seat 0, and each other seat with ``self_play_prob``): ``heuristic`` by default, so
+            nothing shipped is needed; opponents: the other seats' agent specs;
+        workers (processes), collect_minutes (no shard starts after that; 0 = max_shards only),
+            max_shards, shard_games, slots (games in lockstep per worker).
+    Learning (:func:`fit`)
+        init_checkpoint (empty: from scratch), temperature (0: the teacher's choice; else a
+            softmax over its values), epochs, learning_rate (annealed to 0), minibatch, vf_coef,
+            holdout (the last shards' share kept out for the agreement), torch_threads.
+    Evaluation
+        eval_deal_sets per opponent in eval_opponents, 1 vs the rest (0 = none).
+    """
+
+    teacher: str = DEFAULT_TEACHER
+    behaviour: str = "heuristic"
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
+    self_play_prob: Probability = 0.5
+    workers: PositiveInt = 2
+    collect_minutes: NonNegativeFloat = 9.0
+    max_shards: PositiveInt = 10_000
+    shard_games: PositiveInt = 8
+    slots: PositiveInt = 8
+    init_checkpoint: str = ""
+    temperature: NonNegativeFloat = 0.03
+    epochs: PositiveInt = 10
+    learning_rate: PositiveFloat = 1e-3
+    minibatch: PositiveInt = 256
+    vf_coef: NonNegativeFloat = 0.5
+    holdout: Probability = 0.05
+    torch_threads: PositiveInt = 2
+    eval_deal_sets: NonNegativeInt = 25
+    eval_opponents: list[str] = Field(default_factory=lambda: ["heuristic"])
+
+    @field_validator("opponents", "eval_opponents")
+    @classmethod
+    def _known_agents(cls, specs: list[str]) -> list[str]:
+        return check_agent_specs(specs)
+
+    @field_validator("behaviour")
+    @classmethod
+    def _known_behaviour(cls, spec: str) -> str:
+        check_agent_specs([spec])
+        return spec
+
+    @field_validator("teacher")
+    @classmethod
+    def _pimc_teacher(cls, spec: str) -> str:
+        from agents.search import parse_search_spec
+        from agents.spec import parse_spec
+
+        if parse_spec(spec).kind != "search" or parse_search_spec(spec)["algo"] != "pimc":
+            raise ValueError("the teacher must be a pimc search spec, e.g. " + DEFAULT_TEACHER)
+        if parse_search_spec(spec)["infer"] == "policy":
+            raise ValueError("the lockstep collection keeps no history: the teacher needs infer=constraints or none")
+        return spec
+
+
+def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict:
+    """Collect labels (resuming the run folder's shards with ``resume``), fit, save ``final.pt``,
+    evaluate; returns the summary (also written to ``summary.json`` in the run folder)."""
+    import shutil
+
+    torch.set_num_threads(cfg.torch_threads)
+    folder = cfg.run_dir
+    if folder.exists() and any(folder.iterdir()) and not resume:
+        if not overwrite:
+            raise TrainConfigError(f"{folder} already holds a run: --resume continues it (its labels are kept), "
+                                   f"--overwrite deletes it first")
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    config = cfg.rules_config
+    settings = collection_settings(cfg.behaviour, cfg.teacher, cfg.opponents, config, cfg.seed, cfg.shard_games,
+                                   cfg.self_play_prob, cfg.slots)
+    collected = collect_shards(folder / "labels", settings, cfg.max_shards, cfg.workers, cfg.collect_minutes,
+                               progress=progress)
+    train, test = split_labels(folder / "labels", cfg.holdout)
+    model, stats = fit(train, config, init=cfg.init_checkpoint or None, temperature=cfg.temperature,
+                       epochs=cfg.epochs, learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
+                       vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=progress)
+    final = save_model(model, config, folder / "final.pt", {**stats, "config": cfg.to_dict()})
+    evaluation = {f"win_rate_vs_{opp}": strength(model, config, opp, cfg.eval_deal_sets, cfg.seed)
+                  for opp in cfg.eval_opponents} if cfg.eval_deal_sets else {}
+    summary = {"final": str(final), "labels": len(train["ret"]), "test_labels": len(test["ret"]),
+               "collection": collected, "fit": stats, "eval": evaluation}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    return summary
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Fit networks to search labels (``fit``) and measure a learning curve (``curve``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m training.distill", description=main.__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("fit", "curve"):
+        p = sub.add_parser(name)
+        p.add_argument("--labels", required=True, help="a folder of training.labels shards")
+        p.add_argument("--temperature", type=float, default=0.02, help="0: the teacher's choice; else softmax(q/T)")
+        p.add_argument("--init", default=None, help="start from this checkpoint (zoo:NAME or a path); default scratch")
+        p.add_argument("--epochs", type=int, default=4)
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 heuristic")
+        p.add_argument("--torch-threads", type=int, default=1)
+        p.add_argument("--no-progress", action="store_true")
+    sub.choices["fit"].add_argument("--limit", type=int, default=None, help="the first N training labels")
+    sub.choices["fit"].add_argument("--out", required=True, help="the checkpoint to write")
+    sub.choices["curve"].add_argument("--sizes", type=int, nargs="+", required=True)
+    sub.choices["curve"].add_argument("--json", default=None)
+    sub.choices["curve"].add_argument("--plot", default=None)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, args.torch_threads))
+    config = _rules(args.labels)
+    if args.command == "fit":
+        train, test = split_labels(args.labels, limit=args.limit)
+        model, stats = fit(train, config, init=args.init, temperature=args.temperature, epochs=args.epochs,
+                           seed=args.seed, test=test, progress=not args.no_progress)
+        save_model(model, config, args.out, stats)
+        if args.deal_sets:
+            stats["vs_heuristic"] = strength(model, config, "heuristic", args.deal_sets, args.seed)
+        print(json.dumps(stats, indent=2))
+        return
+    rows = learning_curve(args.labels, args.sizes, args.temperature, args.init, args.deal_sets, args.epochs,
+                          args.seed, progress=not args.no_progress)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+    if args.plot:
+        plot_curve(rows, args.plot)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+"""The throughput teacher: search labels for distillation, many games in lockstep on the batched engine.
+
+:func:`collect_labels` plays ``games`` games in ``slots`` slots of one
+:class:`cf_env.vector.VectorGame`, every slot stepped together: the student network acts for all
+of its seats in one batched forward pass, each opponent spec for all of its seats in one
+``act_batch`` call, and at every student decision with a choice the teacher (a PIMC search spec,
+by default the racing search ``search:ms=0:sims=256:race=2``, :mod:`agents.search.racing`)
+searches that seat's observation on the compiled kernels. What a label keeps:
+
+==========  ================  ================================================================
+key         shape             what
+==========  ================  ================================================================
+``obs``     (N, D) float32    the student's observation
+``mask``    (N, A) bool       its legal actions
+``q``       (N, A) float32    the teacher's value of each legal action (its PIMC mean; 0 elsewhere)
+``worlds``  (N, A) int16      the worlds each action was tried in (a racing search drops some early)
+``choice``  (N,) int16        the teacher's action
+``ret``     (N,) float32      the seat's discounted return from there (the env's ``win`` reward)
+``agree``   (N,) bool         whether the student's own action was the teacher's
+==========  ================  ================================================================
+
+Targets are made from ``q`` when a network learns (:func:`soft_targets`): all weight on the
+choice (temperature 0) or a softmax over the legal actions' values at a temperature, so one set
+of labels serves every temperature.
+
+``python -m training.labels collect --out DIR`` collects in shards of ``--shard-games`` games,
+each written atomically as ``DIR/shard_NNNNN.npz`` with its own seed, so a stopped collection
+resumes where it stopped (run the same command again) and keeps every label it made; ``fit``
+and ``curve`` (:mod:`training.distill`) learn from them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import load
+from agents.base import act_batch
+from agents.checkpoint import atomic_write
+from cf_env import ConfigError, RulesConfig
+from cf_env.vector import VectorGame
+
+__all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_shards", "collection_settings", "load_labels",
+           "shard_paths", "soft_targets"]
+
+DEFAULT_TEACHER = "search:ms=0:sims=256:race=2"
+LABEL_KEYS = ("obs", "mask", "q", "worlds", "choice", "ret", "agree")
+RETIRED = -1  #: a slot whose games are all played: the heuristic moves it on, unlabelled
+
+
+def soft_targets(q: np.ndarray, mask: np.ndarray, choice: np.ndarray, temperature: float) -> np.ndarray:
+    """Target distributions from the teacher's values: one-hot on ``choice`` at temperature 0,
+    else ``softmax(q / temperature)`` over each row's legal actions."""
+    if temperature < 0:
+        raise ConfigError(f"the target temperature must be >= 0, got {temperature}")
+    target = np.zeros(q.shape, np.float32)
+    if temperature == 0:
+        target[np.arange(len(q)), choice.astype(np.int64)] = 1.0
+        return target
+    z = np.where(mask, q.astype(np.float64) / temperature, -np.inf)
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config: RulesConfig, games: int,
+                   seed: int, self_play_prob: float = 0.5, gamma: float = 0.99, slots: int = 16,
+                   beta: float = 0.0, on_game: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Play ``games`` games in lockstep and label the student's decisions (module docstring).
+
+    ``student``: an agent with ``act_batch`` (a :class:`agents.torch_policy.TorchAgent`); it
+    takes seat 0 of every game and each other seat with chance ``self_play_prob``, the rest from
+    ``opponents`` (agents, each with ``act_batch`` or ``act``; drawn uniformly per seat).
+    ``teacher``: a PIMC :class:`agents.search.SearchAgent` (it reads
+    no history here). ``beta``: chance a labelled decision plays the teacher's action instead of
+    the student's. ``on_game`` is called as each game ends (a progress bar). Returns the label
+    arrays (:data:`LABEL_KEYS`) and counts: ``games``, ``decisions``, ``teacher_seconds``,
+    ``rollout_decisions``, ``seconds``."""
+    if getattr(teacher, "needs_history", False):
+        raise ConfigError(f"the lockstep collection gives the teacher no history: {teacher.name} reads one "
+                          f"(infer=policy); use infer=constraints")
+    if games < 1 or slots < 1:
+        raise ConfigError(f"games and slots must be >= 1, got {games} and {slots}")
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    n, a_count = config.num_players, config.num_actions
+    built = list(opponents)
+    if not built:
+        raise ConfigError("collect_labels needs at least one opponent agent")
+    heuristic = load("heuristic", config)
+    slots = min(slots, games)
+    vg = VectorGame(config, num_games=slots, reward="win", seed=np.random.default_rng(rng.integers(2**63)))
+    obs, mask, seat = vg.reset()
+    who = np.zeros((slots, n), np.int64)  # 0: the student, i > 0: opponents[i - 1], RETIRED
+    started = 0
+
+    def seat_game(slot: int) -> None:
+        nonlocal started
+        if started >= games:
+            who[slot] = RETIRED
+            return
+        started += 1
+        who[slot, 0] = 0
+        for p in range(1, n):
+            who[slot, p] = 0 if rng.random() < self_play_prob else 1 + int(rng.integers(len(built)))
+
+    for slot in range(slots):
+        seat_game(slot)
+    rows: dict[str, list] = {k: [] for k in LABEL_KEYS}
+    latest = np.full((slots, n), -1, np.int64)  # each seat's newest label in its slot's game
+    per_seat: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(slots)]
+    finished = decisions = rollout_decisions = 0
+    teacher_seconds = 0.0
+    while finished < games:
+        actor = who[np.arange(slots), seat]
+        actions = np.zeros(slots, np.int64)
+        for kind in np.unique(actor):
+            idx = np.flatnonzero(actor == kind)
+            agent = student if kind == 0 else heuristic if kind == RETIRED else built[kind - 1]
+            actions[idx] = act_batch(agent, obs[idx], mask[idx], rng)
+        for b in np.flatnonzero((actor == 0) & (mask.sum(axis=1) > 1)):
+            view = {"observation": obs[b].copy(), "action_mask": mask[b].copy()}
+            t0 = time.perf_counter()
+            best = teacher.act(view, rng)
+            teacher_seconds += time.perf_counter() - t0
+            info = teacher.last_search
+            rollout_decisions += int(info["rollout_decisions"])
+            q = np.zeros(a_count, np.float32)
+            q[info["actions"]] = info["scores"]
+            worlds = np.zeros(a_count, np.int16)
+            worlds[info["actions"]] = info["worlds"]
+            latest[b, seat[b]] = len(rows["obs"])
+            per_seat[b][seat[b]].append(len(rows["obs"]))
+            for key, value in (("obs", view["observation"]), ("mask", view["action_mask"] != 0), ("q", q),
+                               ("worlds", worlds), ("choice", best), ("ret", 0.0),
+                               ("agree", int(actions[b]) == best)):
+                rows[key].append(value)
+            if beta and rng.random() < beta:
+                actions[b] = best
+        obs, mask, seat, rewards, done = vg.step(actions)
+        decisions += slots
+        for b, p in zip(*np.nonzero((latest >= 0) & (rewards != 0))):  # a reward lands on the seat's newest label
+            rows["ret"][latest[b, p]] += float(rewards[b, p])
+        for b in np.flatnonzero(done):
+            if who[b, 0] != RETIRED:
+                finished += 1
+                for idxs in per_seat[b]:  # discounted returns along each seat's own labels
+                    g = 0.0
+                    for k in reversed(idxs):
+                        g = rows["ret"][k] + gamma * g
+                        rows["ret"][k] = g
+                    idxs.clear()
+                if on_game is not None:
+                    on_game()
+            latest[b] = -1
+            seat_game(int(b))
+    dtypes = {"obs": np.float32, "mask": bool, "q": np.float32, "worlds": np.int16, "choice": np.int16,
+              "ret": np.float32, "agree": bool}
+    out: dict[str, Any] = {k: np.asarray(rows[k], dtypes[k]).reshape((len(rows[k]),) + (
+        (obs.shape[1],) if k == "obs" else (a_count,) if k in ("mask", "q", "worlds") else ())) for k in LABEL_KEYS}
+    out.update({"games": finished, "decisions": decisions, "teacher_seconds": teacher_seconds,
+                "rollout_decisions": rollout_decisions, "seconds": time.perf_counter() - start})
+    return out
+
+
+# ------------------------------------------------------------------------------ shards on disk
+
+def shard_paths(folder: str | Path) -> list[Path]:
+    return sorted(Path(folder).glob("shard_*.npz"))
+
+
+def load_labels(folder: str | Path, limit: int | None = None) -> dict[str, np.ndarray]:
+    """The labels of a collection folder's shards, in shard order (the first ``limit``)."""
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in LABEL_KEYS}
+    count = 0
+    paths = shard_paths(folder)
+    if not paths:
+        raise FileNotFoundError(f"{folder}: no label shards (shard_*.npz); collect some with "
+                                f"python -m training.labels collect --out {folder}")
+    for path in paths:
+        with np.load(path) as data:
+            for k in LABEL_KEYS:
+                parts[k].append(data[k])
+            count += len(data["ret"])
+        if limit is not None and count >= limit:
+            break
+    return {k: np.concatenate(v)[:limit] for k, v in parts.items()}
+
+
+def _labeller_state(settings: dict[str, Any]) -> dict[str, Any]:
+    """A collecting worker's state (:class:`training.workers.WorkerPool`'s initializer): the
+    rules, the student, the teacher and the opponents, built once."""
+    config = RulesConfig.from_dict(settings["rules"])
+    return {"config": config, "settings": settings, "student": load(settings["student"], config),
+            "teacher": load(settings["teacher"], config),
+            "opponents": [load(spec, config) for spec in settings["opponents"]]}
+
+
+def shard_path(folder: str | Path, index: int) -> Path:
+    return Path(folder) / f"shard_{index:05d}.npz"
+
+
+def write_shard(folder: str, index: int) -> dict[str, Any]:
+    """Collect shard ``index`` of the collection in ``folder`` in this worker (its games seeded
+    by ``(seed, index)``) and write it atomically; returns its counts."""
+    from training.workers import worker_state
+
+    state = worker_state()
+    settings = state["settings"]
+    labels = collect_labels(state["student"], state["teacher"], state["opponents"], state["config"],
+                            settings["shard_games"], seed=int(np.random.SeedSequence([settings["seed"], index])
+                                                              .generate_state(1)[0]),
+                            self_play_prob=settings["self_play_prob"], slots=settings["slots"])
+    arrays = {k: labels[k] for k in LABEL_KEYS}
+    atomic_write(shard_path(folder, index), lambda f: np.savez_compressed(f, **arrays))
+    return {"labels": len(labels["ret"]), "games": labels["games"], "teacher_seconds": labels["teacher_seconds"],
+            "seconds": labels["seconds"]}
+
+
+def collection_settings(student: str, teacher: str, opponents: Sequence[str], config: RulesConfig, seed: int,
+                        shard_games: int = 16, self_play_prob: float = 0.5, slots: int = 16) -> dict[str, Any]:
+    """What fixes a collection's labels (kept in its ``collection.json``)."""
+    return {"student": student, "teacher": teacher, "opponents": list(opponents), "rules": config.to_dict(),
+            "seed": int(seed), "shard_games": int(shard_games), "self_play_prob": float(self_play_prob),
+            "slots": int(slots)}
+
+
+def collect_shards(out: str | Path, settings: dict[str, Any], shards: int, workers: int = 1,
+                   minutes: float = 0.0, progress: bool = True, address: str | None = None) -> dict[str, Any]:
+    """Shards ``0 .. shards - 1`` of the collection in ``out`` (:func:`collection_settings`), in
+    ``workers`` processes (or Ray actors at ``address``); shards already there are kept, so a
+    stopped collection resumes. With ``minutes`` > 0 no shard is started after that much time.
+    The settings are kept in ``out/collection.json``; resuming with other settings is refused."""
+    from tqdm.auto import tqdm
+
+    from training.workers import WorkerPool
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = folder / "collection.json"
+    if meta.exists():
+        kept = json.loads(meta.read_text())
+        differ = sorted(k for k in settings if kept.get(k) != settings[k])
+        if differ:
+            raise ConfigError(f"{folder} holds a collection with other settings ({', '.join(differ)}: "
+                              f"{[kept.get(k) for k in differ]}); use another folder")
+    else:
+        atomic_write(meta, lambda f: f.write(json.dumps(settings, indent=2).encode()))
+    todo = [i for i in range(shards) if not shard_path(folder, i).exists()]
+    totals = {"labels": 0, "games": 0, "teacher_seconds": 0.0, "worker_seconds": 0.0}
+    start = time.perf_counter()
+    with WorkerPool(workers, _labeller_state, (settings,), address=address) as pool, \
+            tqdm(total=len(todo) * settings["shard_games"], desc=f"labels -> {folder}", unit="game",
+                 disable=not progress) as bar:
+        pending: list = []
+        queue = list(todo)
+        lanes = pool.workers or 1  # shards in flight: one a worker
+        while queue or pending:
+            while queue and len(pending) < lanes and not (minutes and time.perf_counter() - start > 60 * minutes):
+                pending.append(pool.submit(write_shard, str(folder), queue.pop(0)))
+            if not pending:
+                break
+            done = pending.pop(0).result()
+            totals["labels"] += done["labels"]
+            totals["games"] += done["games"]
+            totals["teacher_seconds"] += done["teacher_seconds"]
+            totals["worker_seconds"] += done["seconds"]
+            bar.update(done["games"])
+            bar.set_postfix(labels=totals["labels"])
+    seconds = time.perf_counter() - start
+    return {**totals, "seconds": seconds, "labels_per_second": totals["labels"] / max(seconds, 1e-9),
+            "labels_per_second_per_worker": totals["labels"] / max(totals["worker_seconds"], 1e-9),
+            "shards": len(shard_paths(folder))}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Collect search labels in resumable shards (``collect``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m training.labels", description=main.__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    collect = sub.add_parser("collect", help="label the student's decisions with the teacher, shard by shard")
+    collect.add_argument("--out", required=True, help="the collection folder (its shards are kept; resumes)")
+    collect.add_argument("--players", type=int, default=4)
+    collect.add_argument("--max-pip", type=int, default=9)
+    collect.add_argument("--rounds", type=int, default=None)
+    collect.add_argument("--shards", type=int, default=100)
+    collect.add_argument("--shard-games", type=int, default=16)
+    collect.add_argument("--slots", type=int, default=16, help="games in lockstep")
+    collect.add_argument("--student", default=None, help="the network that plays (default zoo:strong-Np)")
+    collect.add_argument("--teacher", default=DEFAULT_TEACHER)
+    collect.add_argument("--opponents", nargs="+", default=["heuristic"])
+    collect.add_argument("--self-play-prob", type=float, default=0.5)
+    collect.add_argument("--workers", type=int, default=1, help="processes (each one core)")
+    collect.add_argument("--minutes", type=float, default=0.0, help="start no shard after this long (0: no limit)")
+    collect.add_argument("--seed", type=int, default=0)
+    collect.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    config = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
+    student = args.student or f"zoo:strong-{args.players}p"
+    settings = collection_settings(student, args.teacher, args.opponents, config, args.seed, args.shard_games,
+                                   args.self_play_prob, args.slots)
+    summary = collect_shards(args.out, settings, args.shards, args.workers, args.minutes, progress=not args.no_progress)
+    print(json.dumps(summary, indent=2))
+
+
+if __name__ == "__main__":
+    main()
