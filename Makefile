@@ -8,12 +8,14 @@ STAMP  := $(VENV)/.installed-dev
 RUNS   ?= runs
 EVAL_DEAL_SETS ?= 500
 # e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
+# (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
 TRAIN_FLAGS ?=
 
-.PHONY: help setup lint test train demo bench clean
+.PHONY: help setup lint test train train-ppo evaluate demo bench clean
 
 help:
-	@echo "make train  - set up .venv, train configs/default.yaml (~12.5 min), evaluate against the baselines"
+	@echo "make train  - set up .venv, distil the search into a network (configs/distill.yaml, ~9 min), evaluate against the baselines"
+	@echo "make train-ppo - the same with self-play PPO (configs/default.yaml, ~12.5 min)"
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make lint   - set up .venv and run ruff and mypy (configured in pyproject.toml)"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
@@ -35,11 +37,19 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 train: $(STAMP)
+	$(VENV)/bin/chickenfoot distill --config configs/distill.yaml --runs-dir $(RUNS) $(TRAIN_FLAGS)
+	$(MAKE) --no-print-directory evaluate RUN=distill
+
+train-ppo: $(STAMP)
 	$(VENV)/bin/chickenfoot train --config configs/default.yaml --runs-dir $(RUNS) $(TRAIN_FLAGS)
+	$(MAKE) --no-print-directory evaluate RUN=default
+
+# the new network (1 seat) against three of each baseline, duplicate deals
+evaluate: $(STAMP)
 	@for opp in random greedy heuristic; do \
-	  echo "== $(RUNS)/default/final.pt (1 seat) vs 3 x $$opp =="; \
-	  $(VENV)/bin/chickenfoot eval $(RUNS)/default/final.pt $$opp --deal-sets $(EVAL_DEAL_SETS) \
-	    --json $(RUNS)/default/eval_vs_$$opp.json || exit 1; \
+	  echo "== $(RUNS)/$(RUN)/final.pt (1 seat) vs 3 x $$opp =="; \
+	  $(VENV)/bin/chickenfoot eval $(RUNS)/$(RUN)/final.pt $$opp --deal-sets $(EVAL_DEAL_SETS) --workers 2 \
+	    --json $(RUNS)/$(RUN)/eval_vs_$$opp.json || exit 1; \
 	done
 
 demo: $(STAMP)

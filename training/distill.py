@@ -201,7 +201,9 @@ def learning_curve(folder: str | Path, sizes: Sequence[int], temperature: float,
 
 
 def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "heuristic",
-               teacher_agreement: float | None = None) -> None:
+               teacher_agreement: float | None = None, references: dict[str, float] | None = None) -> None:
+    """Held-out agreement (left axis) and win rate with its interval (right axis) against labels;
+    ``references``: win rates to draw as dashed lines (name: rate)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -220,8 +222,11 @@ def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "he
     lo = [r[f"vs_{opponent}_win_rate"] - r[f"vs_{opponent}_win_rate_ci95"][0] for r in rows]
     hi = [r[f"vs_{opponent}_win_rate_ci95"][1] - r[f"vs_{opponent}_win_rate"] for r in rows]
     right.errorbar(x, rate, yerr=[lo, hi], fmt="s-", color="tab:red", capsize=3, label=f"1 vs 3 {opponent}")
+    for k, (name, value) in enumerate((references or {}).items()):
+        right.axhline(value, color="tab:red", ls="--", lw=0.8, alpha=0.4 + 0.3 * k)
+        right.annotate(name, (x[0], value), fontsize=7, color="tab:red", va="bottom")
     right.set_ylabel(f"win rate, 1 vs 3 {opponent} (95% CI)", color="tab:red")
-    fig.legend(loc="lower right", fontsize=8)
+    fig.legend(loc="upper left", bbox_to_anchor=(0.1, 0.95), fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

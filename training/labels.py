@@ -255,8 +255,8 @@ def collect_shards(out: str | Path, settings: dict[str, Any], shards: int, worke
     totals = {"labels": 0, "games": 0, "teacher_seconds": 0.0, "worker_seconds": 0.0}
     start = time.perf_counter()
     with WorkerPool(workers, _labeller_state, (settings,), address=address) as pool, \
-            tqdm(total=len(todo) * settings["shard_games"], desc=f"labels -> {folder}", unit="game",
-                 disable=not progress) as bar:
+            tqdm(total=None if minutes else len(todo) * settings["shard_games"], unit="game",
+                 desc=f"labels -> {folder}" + (f" for {minutes:g} min" if minutes else ""), disable=not progress) as bar:
         pending: list = []
         queue = list(todo)
         lanes = pool.workers or 1  # shards in flight: one a worker

@@ -10,7 +10,8 @@ from the observation's ``history`` entry. Each world is played to the end of the
 :mod:`agents.search.values`.
 
 * ``pimc`` (:mod:`agents.search.pimc`): every legal action is tried in every sampled world (the
-  same worlds for every action), and the action with the best mean value is played.
+  same worlds for every action), and the action with the best mean value is played; with
+  ``race=Z`` (:mod:`agents.search.racing`) actions that are settled early stop being tried.
 * ``ismcts`` (:mod:`agents.search.ismcts`): one tree over the action sequences from the
   searcher's decision, UCB restricted to the actions legal in each world; the most visited root
   action is played.
@@ -27,6 +28,7 @@ module                 what it holds
 ``inference``          the opponents' plays from the history, their likelihood in a world
 ``values``             the value of a finished round
 ``rollout``            the compiled rollout policies and the rollout loop
+``racing``             racing PIMC: dropping settled actions between blocks of worlds
 ``pimc`` / ``ismcts``  the two searches' compiled kernels
 ``agent``              ``SearchAgent``: the budget, the chunks, ``act``
 =====================  ==================================================================

@@ -125,6 +125,11 @@ def test_configs_in_the_repo_load():
 
             assert load_config(path, cls=ExpertConfig).teacher.startswith("search")
             continue
+        if path.name.startswith("distill"):
+            from training.distill import DistillConfig
+
+            assert load_config(path, cls=DistillConfig).teacher.startswith("search")
+            continue
         cfg = load_config(path)
         assert cfg.batch_size == cfg.num_envs * cfg.rollout_steps
     assert PPOConfig().batch_size == 32 * 64
