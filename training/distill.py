@@ -180,13 +180,14 @@ def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: 
 
 def learning_curve(folder: str | Path, sizes: Sequence[int], temperature: float, init: str | None,
                    deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
-                   progress: bool = True) -> list[dict[str, Any]]:
+                   progress: bool = True, holdout: float = 0.1) -> list[dict[str, Any]]:
     """One network per label count in ``sizes`` (the first that many labels), each measured on
-    the held-out labels and as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets."""
+    the held-out labels (the last ``holdout`` of the shards) and as 1 vs 3 ``opponent`` over
+    ``deal_sets`` deal sets."""
     config = _rules(folder)
     rows = []
     for size in sizes:
-        train, test = split_labels(folder, limit=size)
+        train, test = split_labels(folder, holdout, limit=size)
         model, stats = fit(train, config, init=init, temperature=temperature, epochs=epochs, seed=seed, test=test,
                            progress=progress)
         row = {"labels": len(train["ret"]), "test_labels": len(test["ret"]), "temperature": temperature,
@@ -226,7 +227,7 @@ def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "he
         right.axhline(value, color="tab:red", ls="--", lw=0.8, alpha=0.4 + 0.3 * k)
         right.annotate(name, (x[0], value), fontsize=7, color="tab:red", va="bottom")
     right.set_ylabel(f"win rate, 1 vs 3 {opponent} (95% CI)", color="tab:red")
-    fig.legend(loc="upper left", bbox_to_anchor=(0.1, 0.95), fontsize=8)
+    fig.legend(loc="lower right", bbox_to_anchor=(0.88, 0.14), fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -340,6 +341,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 heuristic")
         p.add_argument("--torch-threads", type=int, default=1)
+        p.add_argument("--holdout", type=float, default=0.1, help="the last shards' share kept out (agreement)")
         p.add_argument("--no-progress", action="store_true")
     sub.choices["fit"].add_argument("--limit", type=int, default=None, help="the first N training labels")
     sub.choices["fit"].add_argument("--out", required=True, help="the checkpoint to write")
@@ -350,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     torch.set_num_threads(max(1, args.torch_threads))
     config = _rules(args.labels)
     if args.command == "fit":
-        train, test = split_labels(args.labels, limit=args.limit)
+        train, test = split_labels(args.labels, args.holdout, limit=args.limit)
         model, stats = fit(train, config, init=args.init, temperature=args.temperature, epochs=args.epochs,
                            seed=args.seed, test=test, progress=not args.no_progress)
         save_model(model, config, args.out, stats)
@@ -359,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(json.dumps(stats, indent=2))
         return
     rows = learning_curve(args.labels, args.sizes, args.temperature, args.init, args.deal_sets, args.epochs,
-                          args.seed, progress=not args.no_progress)
+                          args.seed, progress=not args.no_progress, holdout=args.holdout)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     if args.plot:
