@@ -18,7 +18,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from cf_env import ChickenFootError, ConfigError, RulesConfig
 
-__all__ = ["NetworkTrainerConfig", "PPOConfig", "RunConfig", "TrainConfigError", "check_agent_specs", "load_config"]
+__all__ = ["NetworkTrainerConfig", "PPOConfig", "RunConfig", "TrainConfigError", "check_agent_specs", "check_teacher",
+           "load_config"]
 
 
 class TrainConfigError(ChickenFootError, ValueError):
@@ -160,6 +161,22 @@ def check_agent_specs(specs: list[str]) -> list[str]:
     for spec in searches:
         parse_search_spec(spec)  # its message names the bad parameter
     return specs
+
+
+def check_teacher(spec: str, lockstep: bool = False) -> str:
+    """A distillation teacher: a PIMC ``search`` spec (its targets are per-action values); with
+    ``lockstep`` (games on the batched engine, which keeps no history) not ``infer=policy``."""
+    from agents.search import parse_search_spec
+    from agents.spec import parse_spec
+
+    if parse_spec(spec).kind != "search":
+        raise ValueError("the teacher must be a search spec, e.g. search:ms=0:sims=256:race=2")
+    params = parse_search_spec(spec)
+    if params["algo"] != "pimc":
+        raise ValueError("the teacher must use algo=pimc (its targets are per-action values)")
+    if lockstep and params["infer"] == "policy":
+        raise ValueError("the lockstep collection keeps no history: the teacher needs infer=constraints or none")
+    return spec
 
 
 class NetworkTrainerConfig(RunConfig):

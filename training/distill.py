@@ -43,6 +43,7 @@ from training.config import (
     RunConfig,
     TrainConfigError,
     check_agent_specs,
+    check_teacher,
 )
 from training.labels import DEFAULT_TEACHER, collect_shards, collection_settings, shard_paths, soft_targets
 from training.run import load_weights
@@ -256,7 +257,7 @@ class DistillConfig(RunConfig):
     opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
     self_play_prob: Probability = 0.5
     workers: PositiveInt = 2
-    collect_minutes: NonNegativeFloat = 9.0
+    collect_minutes: NonNegativeFloat = 8.0
     max_shards: PositiveInt = 10_000
     shard_games: PositiveInt = 8
     slots: PositiveInt = 8
@@ -285,14 +286,7 @@ class DistillConfig(RunConfig):
     @field_validator("teacher")
     @classmethod
     def _pimc_teacher(cls, spec: str) -> str:
-        from agents.search import parse_search_spec
-        from agents.spec import parse_spec
-
-        if parse_spec(spec).kind != "search" or parse_search_spec(spec)["algo"] != "pimc":
-            raise ValueError("the teacher must be a pimc search spec, e.g. " + DEFAULT_TEACHER)
-        if parse_search_spec(spec)["infer"] == "policy":
-            raise ValueError("the lockstep collection keeps no history: the teacher needs infer=constraints or none")
-        return spec
+        return check_teacher(spec, lockstep=True)
 
 
 def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict:

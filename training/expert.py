@@ -51,6 +51,7 @@ from training.config import (
     PositiveInt,
     Probability,
     check_agent_specs,
+    check_teacher,
 )
 from training.evaluate import warm_up, win_rates
 from training.labels import DEFAULT_TEACHER, collect_labels, soft_targets
@@ -103,15 +104,7 @@ class ExpertConfig(NetworkTrainerConfig):
     @field_validator("teacher")
     @classmethod
     def _pimc_teacher(cls, spec: str) -> str:
-        from agents.search import parse_search_spec
-        from agents.spec import parse_spec
-
-        if parse_spec(spec).kind != "search":
-            raise ValueError("the teacher must be a search spec, e.g. search:ms=0:sims=256")
-        params = parse_search_spec(spec)
-        if params.get("algo", "pimc") != "pimc":
-            raise ValueError("the teacher must use algo=pimc (its targets are per-action values)")
-        return spec
+        return check_teacher(spec)
 
 
 # ------------------------------------------------------------------------------ collection (workers)

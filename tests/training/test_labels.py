@@ -137,3 +137,17 @@ def test_the_distill_command_collects_fits_evaluates_and_resumes(tmp_path):
     resumed = CliRunner().invoke(main, args + ["--resume"])  # keeps the shards: nothing more to collect
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.output[resumed.output.index("{"):])["collection"]["games"] == 0
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("teacher", "heuristic", "must be a search spec"),
+    ("teacher", "search:algo=ismcts:ms=0:sims=8", "algo=pimc"),
+    ("teacher", "search:ms=0:sims=8:infer=policy", "keeps no history"),
+    ("behaviour", "nobody", "unknown agents"),
+    ("temperature", -1, "greater than or equal to 0"),
+])
+def test_bad_distill_configs_name_the_key(key, value, message):
+    from training.config import TrainConfigError
+
+    with pytest.raises(TrainConfigError, match=message):
+        distill.DistillConfig(**{key: value})
