@@ -108,12 +108,17 @@ def test_arms_are_labelled_and_a_move_shows_its_slot(browser, served):
     checked = 0
     while not live.game.is_over and checked < 4:
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#moves button.move"))
-        labels = browser.find_elements(By.CSS_SELECTOR, "#board text.armlabel")
-        assert [e.text for e in labels] == [str(k + 1) for k in range(live.config.center_arms)]
+        # read in one script call: the board may be redrawn between two element reads
+        labels = browser.execute_script(
+            "return [...document.querySelectorAll('#board text.armlabel')].map(e => e.textContent)")
+        assert labels == [str(k + 1) for k in range(live.config.center_arms)]
         buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button.move")
         plays = [b for b in buttons if "arm" in b.text]  # a play says where it goes; draw and pass do not
         if not plays:
+            steps = len(live.game.actions())
             buttons[0].click()
+            wait.until(lambda d, before=steps: len(live.game.actions()) > before
+                       and shown_step(d) == len(live.frames.frames) - 1)
             continue
         button = plays[0]
         ActionChains(browser).move_to_element(button).perform()  # pointing at it
