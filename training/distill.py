@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from torch import nn
 
 from agents.checkpoint import model_payload, save_checkpoint
@@ -45,10 +45,17 @@ from training.config import (
     check_agent_specs,
     check_teacher,
 )
-from training.labels import DEFAULT_TEACHER, collect_shards, collection_settings, shard_paths, soft_targets
+from training.labels import (
+    DEFAULT_TEACHER,
+    collect_shards,
+    collection_settings,
+    imitation_labels,
+    shard_paths,
+    soft_targets,
+)
 from training.run import load_weights
 
-__all__ = ["DistillConfig", "agreement", "distill_run", "fit", "learning_curve", "split_labels"]
+__all__ = ["DistillConfig", "agreement", "distill_run", "fit", "imitate", "learning_curve", "split_labels"]
 
 
 def split_labels(folder: str | Path, holdout: float = 0.1,
@@ -81,9 +88,12 @@ def _rules(labels_folder: str | Path) -> RulesConfig:
     return RulesConfig.from_dict(json.loads(meta.read_text())["rules"])
 
 
-def _initial_model(init: str | None, config: RulesConfig, hidden: Sequence[int]) -> ActorCritic:
+def _initial_model(init: str | ActorCritic | None, config: RulesConfig, hidden: Sequence[int]) -> ActorCritic:
     """A new network, with ``init``'s weights when given (a path or ``zoo:NAME``, of these rules
-    and ``hidden`` sizes; an older observation version is widened)."""
+    and ``hidden`` sizes; an older observation version is widened), or ``init`` itself when it
+    is a network (trained on from there)."""
+    if isinstance(init, ActorCritic):
+        return init
     enc = ObservationEncoder(config)
     model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config))
     if init is not None:
@@ -104,12 +114,13 @@ def agreement(model: ActorCritic, labels: dict[str, np.ndarray]) -> float:
     return hits / max(len(obs), 1)
 
 
-def fit(train: dict[str, np.ndarray], config: RulesConfig, init: str | None = None, temperature: float = 0.02,
+def fit(train: dict[str, np.ndarray], config: RulesConfig, init: str | ActorCritic | None = None, temperature: float = 0.02,
         epochs: int = 4, learning_rate: float = 3e-4, minibatch: int = 256, hidden: Sequence[int] = (256, 256),
         vf_coef: float = 0.5, max_grad_norm: float = 0.5, seed: int = 0, test: dict[str, np.ndarray] | None = None,
         progress: bool = True) -> tuple[ActorCritic, dict[str, Any]]:
     """A network fitted to ``train`` (see the module docstring); with ``test``, its held-out
-    agreement after each epoch is in the statistics."""
+    agreement after each epoch is in the statistics. ``init``: a checkpoint to start from, or a
+    network to train on (:func:`imitate`'s)."""
     from tqdm.auto import tqdm
 
     torch.manual_seed(seed)
@@ -157,6 +168,20 @@ def fit(train: dict[str, np.ndarray], config: RulesConfig, init: str | None = No
     model.eval()
     return model, {"labels": n, "temperature": temperature, "epochs": epochs, "seconds": time.perf_counter() - start,
                    "history": history}
+
+
+def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Sequence[int] = (256, 256),
+            seed: int = 0, learning_rate: float = 1e-3, progress: bool = True) -> tuple[ActorCritic, dict[str, Any]]:
+    """A warm start: a network fitted from scratch to ``games`` games of ``agent``'s own play
+    (:func:`training.labels.imitation_labels`, its choices as targets), before the teacher's
+    labels. With the heuristic it costs no search and starts the network from the heuristic's
+    play, so fewer teacher labels go to learning what the heuristic already does."""
+    from agents import load
+
+    labels = imitation_labels(load(agent, config), config, games, seed)
+    model, stats = fit(labels, config, temperature=0.0, epochs=epochs, learning_rate=learning_rate,
+                       hidden=hidden, seed=seed, progress=progress)
+    return model, {"agent": agent, "games": games, **stats}
 
 
 def save_model(model: ActorCritic, config: RulesConfig, path: str | Path, stats: dict[str, Any]) -> Path:
@@ -245,7 +270,10 @@ class DistillConfig(RunConfig):
         workers (processes), collect_minutes (no shard starts after that; 0 = max_shards only),
             max_shards, shard_games, slots (games in lockstep per worker).
     Learning (:func:`fit`)
-        init_checkpoint (empty: from scratch), temperature (0: the teacher's choice; else a
+        imitate (an agent spec, e.g. ``heuristic``; empty: none): first fit a network from
+            scratch to ``imitation_games`` games of its play for ``imitation_epochs`` epochs
+            (:func:`imitate`), then to the teacher's labels from there;
+        init_checkpoint (empty: from scratch; not with imitate), temperature (0: the teacher's choice; else a
             softmax over its values), epochs, learning_rate (annealed to 0), minibatch, vf_coef,
             holdout (the last shards' share kept out for the agreement), torch_threads.
     Evaluation
@@ -261,6 +289,9 @@ class DistillConfig(RunConfig):
     max_shards: PositiveInt = 10_000
     shard_games: PositiveInt = 8
     slots: PositiveInt = 8
+    imitate: str = ""
+    imitation_games: PositiveInt = 1000
+    imitation_epochs: PositiveInt = 4
     init_checkpoint: str = ""
     temperature: NonNegativeFloat = 0.03
     epochs: PositiveInt = 10
@@ -282,6 +313,20 @@ class DistillConfig(RunConfig):
     def _known_behaviour(cls, spec: str) -> str:
         check_agent_specs([spec])
         return spec
+
+    @field_validator("imitate")
+    @classmethod
+    def _known_imitated(cls, spec: str) -> str:
+        if spec:
+            check_agent_specs([spec])
+        return spec
+
+    @model_validator(mode="after")
+    def _one_start(self) -> DistillConfig:
+        if self.imitate and self.init_checkpoint:
+            raise ValueError(f"imitate ({self.imitate!r}) and init_checkpoint ({self.init_checkpoint!r}) "
+                                   f"both choose the starting network: set one of them")
+        return self
 
     @field_validator("teacher")
     @classmethod
@@ -308,14 +353,20 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
     collected = collect_shards(folder / "labels", settings, cfg.max_shards, cfg.workers, cfg.collect_minutes,
                                progress=progress)
     train, test = split_labels(folder / "labels", cfg.holdout)
-    model, stats = fit(train, config, init=cfg.init_checkpoint or None, temperature=cfg.temperature,
+    init: str | ActorCritic | None = cfg.init_checkpoint or None
+    warm: dict[str, Any] = {}
+    if cfg.imitate:
+        init, warm = imitate(cfg.imitate, config, cfg.imitation_games, cfg.imitation_epochs, cfg.hidden, cfg.seed,
+                             progress=progress)
+        warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(init, test)}
+    model, stats = fit(train, config, init=init, temperature=cfg.temperature,
                        epochs=cfg.epochs, learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
                        vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=progress)
-    final = save_model(model, config, folder / "final.pt", {**stats, "config": cfg.to_dict()})
+    final = save_model(model, config, folder / "final.pt", {**stats, "imitation": warm, "config": cfg.to_dict()})
     evaluation = {f"win_rate_vs_{opp}": strength(model, config, opp, cfg.eval_deal_sets, cfg.seed)
                   for opp in cfg.eval_opponents} if cfg.eval_deal_sets else {}
     summary = {"final": str(final), "labels": len(train["ret"]), "test_labels": len(test["ret"]),
-               "collection": collected, "fit": stats, "eval": evaluation}
+               "collection": collected, "imitation": warm, "fit": stats, "eval": evaluation}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary
 
@@ -332,12 +383,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.add_argument("--temperature", type=float, default=0.02, help="0: the teacher's choice; else softmax(q/T)")
         p.add_argument("--init", default=None, help="start from this checkpoint (zoo:NAME or a path); default scratch")
         p.add_argument("--epochs", type=int, default=4)
+        p.add_argument("--learning-rate", type=float, default=3e-4, help="Adam's, annealed linearly to 0")
+        p.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="the network's layer widths")
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 heuristic")
         p.add_argument("--torch-threads", type=int, default=1)
         p.add_argument("--holdout", type=float, default=0.1, help="the last shards' share kept out (agreement)")
         p.add_argument("--no-progress", action="store_true")
     sub.choices["fit"].add_argument("--limit", type=int, default=None, help="the first N training labels")
+    sub.choices["fit"].add_argument("--imitate", default=None,
+                                    help="first fit the network to this agent's own play (e.g. heuristic); not with --init")
+    sub.choices["fit"].add_argument("--imitation-games", type=int, default=1000)
+    sub.choices["fit"].add_argument("--imitation-epochs", type=int, default=4)
     sub.choices["fit"].add_argument("--out", required=True, help="the checkpoint to write")
     sub.choices["curve"].add_argument("--sizes", type=int, nargs="+", required=True)
     sub.choices["curve"].add_argument("--json", default=None)
@@ -346,9 +403,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     torch.set_num_threads(max(1, args.torch_threads))
     config = _rules(args.labels)
     if args.command == "fit":
+        if args.imitate and args.init:
+            parser.error("--imitate and --init both choose the starting network: give one")
         train, test = split_labels(args.labels, args.holdout, limit=args.limit)
-        model, stats = fit(train, config, init=args.init, temperature=args.temperature, epochs=args.epochs,
-                           seed=args.seed, test=test, progress=not args.no_progress)
+        init: str | ActorCritic | None = args.init
+        warm: dict[str, Any] = {}
+        if args.imitate:
+            init, warm = imitate(args.imitate, config, args.imitation_games, args.imitation_epochs, args.hidden,
+                                 args.seed, progress=not args.no_progress)
+            warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(init, test)}
+        model, stats = fit(train, config, init=init, temperature=args.temperature, epochs=args.epochs,
+                           learning_rate=args.learning_rate, hidden=args.hidden, seed=args.seed, test=test,
+                           progress=not args.no_progress)
+        stats["imitation"] = warm
         save_model(model, config, args.out, stats)
         if args.deal_sets:
             stats["vs_heuristic"] = strength(model, config, "heuristic", args.deal_sets, args.seed)

@@ -45,8 +45,8 @@ from agents.checkpoint import atomic_write
 from cf_env import ConfigError, RulesConfig
 from cf_env.vector import VectorGame
 
-__all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_shards", "collection_settings", "load_labels",
-           "shard_paths", "soft_targets"]
+__all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_shards", "collection_settings",
+           "imitation_labels", "load_labels", "shard_paths", "soft_targets"]
 
 DEFAULT_TEACHER = "search:ms=0:sims=256:race=2"
 LABEL_KEYS = ("obs", "mask", "q", "worlds", "choice", "ret", "agree")
@@ -166,6 +166,61 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
     out.update({"games": finished, "decisions": decisions, "teacher_seconds": teacher_seconds,
                 "rollout_decisions": rollout_decisions, "seconds": time.perf_counter() - start})
     return out
+
+
+def imitation_labels(agent: Any, config: RulesConfig, games: int, seed: int, gamma: float = 0.99,
+                     slots: int = 64) -> dict[str, np.ndarray]:
+    """Labels of ``agent``'s own play, for a warm start before the teacher's labels: ``games``
+    games of ``agent`` in every seat, in lockstep, every decision with a choice labelled with the
+    agent's action (``q`` is 1 there and 0 elsewhere, so :func:`soft_targets` puts all but about
+    ``exp(-1/T)`` of the weight on it; ``worlds`` is 0) and the seat's discounted return. Costs no search: the
+    heuristic's 1000 4-player games (about 250k labels) take about 30 s on one core."""
+    if games < 1 or slots < 1:
+        raise ConfigError(f"games and slots must be >= 1, got {games} and {slots}")
+    rng = np.random.default_rng(seed)
+    slots = min(slots, games)
+    n, a_count = config.num_players, config.num_actions
+    vg = VectorGame(config, num_games=slots, reward="win", seed=np.random.default_rng(rng.integers(2**63)))
+    obs, mask, seat = vg.reset()
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    choice_rows: list[np.ndarray] = []
+    ret: list[float] = []
+    latest = np.full((slots, n), -1, np.int64)
+    per_seat: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(slots)]
+    started, finished = slots, 0
+    live = np.ones(slots, bool)  # slots past the last game still step (moved on by the agent), unlabelled
+    while finished < games:
+        actions = act_batch(agent, obs, mask, rng)
+        labelled = np.flatnonzero(live & (mask.sum(axis=1) > 1))
+        for b in labelled:
+            latest[b, seat[b]] = len(ret)
+            per_seat[b][seat[b]].append(len(ret))
+            ret.append(0.0)
+        obs_rows.append(obs[labelled].copy())
+        mask_rows.append(mask[labelled] != 0)
+        choice_rows.append(actions[labelled])
+        obs, mask, seat, rewards, done = vg.step(actions)
+        for b, p in zip(*np.nonzero((latest >= 0) & (rewards != 0))):
+            ret[latest[b, p]] += float(rewards[b, p])
+        for b in np.flatnonzero(done):
+            if live[b]:
+                finished += 1
+                for idxs in per_seat[b]:
+                    g = 0.0
+                    for k in reversed(idxs):
+                        g = ret[k] + gamma * g
+                        ret[k] = g
+                    idxs.clear()
+            latest[b] = -1
+            live[b] = started < games
+            started += int(live[b])
+    choice = np.concatenate(choice_rows).astype(np.int16)
+    q = np.zeros((len(choice), a_count), np.float32)
+    q[np.arange(len(choice)), choice] = 1.0
+    return {"obs": np.concatenate(obs_rows).astype(np.float32), "mask": np.concatenate(mask_rows), "q": q,
+            "worlds": np.zeros((len(choice), a_count), np.int16), "choice": choice,
+            "ret": np.asarray(ret, np.float32), "agree": np.ones(len(choice), bool)}
 
 
 # ------------------------------------------------------------------------------ shards on disk

@@ -67,6 +67,32 @@ def test_lockstep_labels_are_the_students_choices_with_the_teachers_values(confi
         assert np.array_equal(out[key], again[key]), key
 
 
+def test_imitation_labels_are_the_agents_own_choices_and_warm_start_a_fit():
+    heuristic = load("heuristic", TINY)
+    out = labels.imitation_labels(heuristic, TINY, games=5, seed=3, gamma=1.0, slots=3)
+    n = len(out["ret"])
+    assert n > 0 and set(labels.LABEL_KEYS) <= set(out)
+    rows = np.arange(n)
+    assert np.all(out["mask"].sum(1) > 1) and np.all(out["mask"][rows, out["choice"]])
+    for o, m, c in zip(out["obs"], out["mask"], out["choice"]):  # the deterministic heuristic's own action
+        assert heuristic.act({"observation": o, "action_mask": m.astype(np.int8)}, np.random.default_rng()) == c
+    assert np.allclose(labels.soft_targets(out["q"], out["mask"], out["choice"], 0.03),  # the choice at any T
+                       labels.soft_targets(out["q"], out["mask"], out["choice"], 0.0), atol=1e-6)
+    shares = {round(scoring.win_reward(scoring.win_share(won, k), TINY.num_players), 6)
+              for k in range(1, TINY.num_players + 1) for won in (True, False)}
+    assert {round(float(r), 6) for r in out["ret"]} <= shares
+    # the same seed gives the same labels; more games, more labels
+    again = labels.imitation_labels(heuristic, TINY, games=5, seed=3, gamma=1.0, slots=3)
+    assert all(np.array_equal(out[k], again[k]) for k in labels.LABEL_KEYS)
+    more = labels.imitation_labels(heuristic, TINY, games=10, seed=3, gamma=1.0, slots=3)
+    assert len(more["ret"]) > n
+    with pytest.raises(ConfigError, match=">= 1"):
+        labels.imitation_labels(heuristic, TINY, games=0, seed=0)
+    model, stats = distill.imitate("heuristic", TINY, games=40, epochs=8, hidden=(32, 32), progress=False)
+    assert stats["games"] == 40 and stats["labels"] > 0
+    assert distill.agreement(model, more) > 0.8  # it plays like the heuristic on other games
+
+
 def test_a_teacher_that_reads_the_history_is_refused():
     with pytest.raises(ConfigError, match="infer=constraints"):
         labels.collect_labels(student(TINY), load("search:ms=0:sims=4:infer=policy", TINY), [load("heuristic", TINY)],
@@ -131,6 +157,7 @@ def test_the_distill_command_collects_fits_evaluates_and_resumes(tmp_path):
     run = tmp_path / "distill-smoke"
     assert len(labels.shard_paths(run / "labels")) == 3 and summary["labels"] > 0
     assert 0 <= summary["eval"]["win_rate_vs_greedy"]["win_rate"] <= 1
+    assert summary["imitation"]["agent"] == "heuristic" and summary["imitation"]["labels"] > 0
     assert load(summary["final"], TINY).config == TINY
     again = CliRunner().invoke(main, args)  # a second run in the same folder is refused
     assert again.exit_code != 0 and "--resume" in again.output
@@ -145,9 +172,18 @@ def test_the_distill_command_collects_fits_evaluates_and_resumes(tmp_path):
     ("teacher", "search:ms=0:sims=8:infer=policy", "keeps no history"),
     ("behaviour", "nobody", "unknown agents"),
     ("temperature", -1, "greater than or equal to 0"),
+    ("imitate", "nobody", "unknown agents"),
 ])
 def test_bad_distill_configs_name_the_key(key, value, message):
     from training.config import TrainConfigError
 
     with pytest.raises(TrainConfigError, match=message):
         distill.DistillConfig(**{key: value})
+
+
+def test_a_distill_config_starts_from_one_network():
+    from training.config import TrainConfigError
+
+    assert distill.DistillConfig(imitate="heuristic").imitation_games > 0
+    with pytest.raises(TrainConfigError, match="set one of them"):
+        distill.DistillConfig(imitate="heuristic", init_checkpoint="zoo:strong-4p")
