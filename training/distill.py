@@ -206,7 +206,8 @@ def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: 
 
 def learning_curve(folder: str | Path, sizes: Sequence[int], temperature: float, init: str | None,
                    deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
-                   progress: bool = True, holdout: float = 0.1) -> list[dict[str, Any]]:
+                   progress: bool = True, holdout: float = 0.1, learning_rate: float = 3e-4,
+                   hidden: Sequence[int] = (256, 256)) -> list[dict[str, Any]]:
     """One network per label count in ``sizes`` (the first that many labels), each measured on
     the held-out labels (the last ``holdout`` of the shards) and as 1 vs 3 ``opponent`` over
     ``deal_sets`` deal sets."""
@@ -214,10 +215,10 @@ def learning_curve(folder: str | Path, sizes: Sequence[int], temperature: float,
     rows = []
     for size in sizes:
         train, test = split_labels(folder, holdout, limit=size)
-        model, stats = fit(train, config, init=init, temperature=temperature, epochs=epochs, seed=seed, test=test,
-                           progress=progress)
+        model, stats = fit(train, config, init=init, temperature=temperature, epochs=epochs,
+                           learning_rate=learning_rate, hidden=hidden, seed=seed, test=test, progress=progress)
         row = {"labels": len(train["ret"]), "test_labels": len(test["ret"]), "temperature": temperature,
-               "init": init, "epochs": epochs, "fit_seconds": stats["seconds"],
+               "init": init, "epochs": epochs, "learning_rate": learning_rate, "fit_seconds": stats["seconds"],
                "test_agreement": stats["history"][-1]["test_agreement"],
                "train_agreement": stats["history"][-1]["train_agreement"],
                **{f"vs_{opponent}_{k}": v for k, v in strength(model, config, opponent, deal_sets, seed).items()}}
@@ -422,7 +423,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(json.dumps(stats, indent=2))
         return
     rows = learning_curve(args.labels, args.sizes, args.temperature, args.init, args.deal_sets, args.epochs,
-                          args.seed, progress=not args.no_progress, holdout=args.holdout)
+                          args.seed, progress=not args.no_progress, holdout=args.holdout,
+                          learning_rate=args.learning_rate, hidden=args.hidden)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     if args.plot:
