@@ -161,16 +161,19 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
 @click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir).")
 @click.option("--collect-minutes", type=float, default=None, help="Override collect_minutes.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Override workers.")
+@click.option("--address", default=None,
+              help="Label on the Ray cluster whose head is at HOST:PORT (workers = its actors).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
-            collect_minutes: float | None, workers: int | None, no_progress: bool) -> None:
+            collect_minutes: float | None, workers: int | None, address: str | None, no_progress: bool) -> None:
     """Distil the search into a network: label decisions with the throughput teacher (games in
     lockstep, racing PIMC) for a time budget, then fit a network to the labels; writes the label
     shards, final.pt and summary.json."""
     from training.distill import DistillConfig, distill_run
 
     _train(distill_run, DistillConfig, "distill", config_path, resume, overwrite, no_progress,
-           {"runs_dir": runs_dir, "run_name": run_name, "collect_minutes": collect_minutes, "workers": workers})
+           {"runs_dir": runs_dir, "run_name": run_name, "collect_minutes": collect_minutes, "workers": workers,
+            "address": address})
 
 
 def _train(run: Callable[..., dict], config_cls: type, command: str, config_path: str, resume: bool, overwrite: bool,

@@ -268,7 +268,8 @@ class DistillConfig(RunConfig):
         teacher: a PIMC ``search`` spec; behaviour: the agent that plays the labelled seats
             (seat 0, and each other seat with ``self_play_prob``): ``heuristic`` by default, so
             nothing shipped is needed; opponents: the other seats' agent specs;
-        workers (processes), collect_minutes (no shard starts after that; 0 = max_shards only),
+        workers (processes; with address, Ray actors on the cluster whose head is at
+            ``HOST:PORT``), collect_minutes (no shard starts after that; 0 = max_shards only),
             max_shards, shard_games, slots (games in lockstep per worker).
     Learning (:func:`fit`)
         imitate (an agent spec, e.g. ``heuristic``; empty: none): first fit a network from
@@ -286,6 +287,7 @@ class DistillConfig(RunConfig):
     opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
     self_play_prob: Probability = 0.5
     workers: PositiveInt = 2
+    address: str | None = None
     collect_minutes: NonNegativeFloat = 8.0
     max_shards: PositiveInt = 10_000
     shard_games: PositiveInt = 8
@@ -352,7 +354,7 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
     settings = collection_settings(cfg.behaviour, cfg.teacher, cfg.opponents, config, cfg.seed, cfg.shard_games,
                                    cfg.self_play_prob, cfg.slots)
     collected = collect_shards(folder / "labels", settings, cfg.max_shards, cfg.workers, cfg.collect_minutes,
-                               progress=progress)
+                               progress=progress, address=cfg.address)
     train, test = split_labels(folder / "labels", cfg.holdout)
     init: str | ActorCritic | None = cfg.init_checkpoint or None
     warm: dict[str, Any] = {}

@@ -260,9 +260,10 @@ def shard_path(folder: str | Path, index: int) -> Path:
     return Path(folder) / f"shard_{index:05d}.npz"
 
 
-def write_shard(folder: str, index: int) -> dict[str, Any]:
-    """Collect shard ``index`` of the collection in ``folder`` in this worker (its games seeded
-    by ``(seed, index)``) and write it atomically; returns its counts."""
+def label_shard(index: int) -> dict[str, Any]:
+    """Collect shard ``index`` of the worker's collection (its games seeded by ``(seed, index)``);
+    returns its label arrays and counts. The caller writes the shard, so workers on other
+    machines of a Ray cluster need no shared disk."""
     from training.workers import worker_state
 
     state = worker_state()
@@ -271,10 +272,13 @@ def write_shard(folder: str, index: int) -> dict[str, Any]:
                             settings["shard_games"], seed=int(np.random.SeedSequence([settings["seed"], index])
                                                               .generate_state(1)[0]),
                             self_play_prob=settings["self_play_prob"], slots=settings["slots"])
-    arrays = {k: labels[k] for k in LABEL_KEYS}
-    atomic_write(shard_path(folder, index), lambda f: np.savez_compressed(f, **arrays))
-    return {"labels": len(labels["ret"]), "games": labels["games"], "teacher_seconds": labels["teacher_seconds"],
-            "seconds": labels["seconds"]}
+    return {"index": index, "arrays": {k: labels[k] for k in LABEL_KEYS}, "labels": len(labels["ret"]),
+            "games": labels["games"], "teacher_seconds": labels["teacher_seconds"], "seconds": labels["seconds"]}
+
+
+def write_shard(folder: str | Path, shard: dict[str, Any]) -> None:
+    """Write :func:`label_shard`'s arrays atomically as its shard in ``folder``."""
+    atomic_write(shard_path(folder, shard["index"]), lambda f: np.savez_compressed(f, **shard["arrays"]))
 
 
 def collection_settings(student: str, teacher: str, opponents: Sequence[str], config: RulesConfig, seed: int,
@@ -317,10 +321,11 @@ def collect_shards(out: str | Path, settings: dict[str, Any], shards: int, worke
         lanes = pool.workers or 1  # shards in flight: one a worker
         while queue or pending:
             while queue and len(pending) < lanes and not (minutes and time.perf_counter() - start > 60 * minutes):
-                pending.append(pool.submit(write_shard, str(folder), queue.pop(0)))
+                pending.append(pool.submit(label_shard, queue.pop(0)))
             if not pending:
                 break
             done = pending.pop(0).result()
+            write_shard(folder, done)
             totals["labels"] += done["labels"]
             totals["games"] += done["games"]
             totals["teacher_seconds"] += done["teacher_seconds"]
@@ -351,7 +356,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     collect.add_argument("--teacher", default=DEFAULT_TEACHER)
     collect.add_argument("--opponents", nargs="+", default=["heuristic"])
     collect.add_argument("--self-play-prob", type=float, default=0.5)
-    collect.add_argument("--workers", type=int, default=1, help="processes (each one core)")
+    collect.add_argument("--workers", type=int, default=1, help="processes (each one core), or Ray actors with --address")
+    collect.add_argument("--address", default=None, help="label on the Ray cluster whose head is at HOST:PORT")
     collect.add_argument("--minutes", type=float, default=0.0, help="start no shard after this long (0: no limit)")
     collect.add_argument("--seed", type=int, default=0)
     collect.add_argument("--no-progress", action="store_true")
@@ -360,7 +366,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     student = args.student or f"zoo:strong-{args.players}p"
     settings = collection_settings(student, args.teacher, args.opponents, config, args.seed, args.shard_games,
                                    args.self_play_prob, args.slots)
-    summary = collect_shards(args.out, settings, args.shards, args.workers, args.minutes, progress=not args.no_progress)
+    summary = collect_shards(args.out, settings, args.shards, args.workers, args.minutes, progress=not args.no_progress,
+                             address=args.address)
     print(json.dumps(summary, indent=2))
 
 

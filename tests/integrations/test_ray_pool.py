@@ -1,6 +1,6 @@
-"""Evaluation and expert collection on a Ray cluster (``--address``): a one-machine cluster
-started as the RLlib test starts one (token authentication), the same report as in this process,
-and a wrong address is a clear error in seconds."""
+"""Evaluation, expert collection and label collection on a Ray cluster (``--address``): a
+one-machine cluster started as the RLlib test starts one (token authentication), the same report
+and the same labels as in this process, and a wrong address is a clear error in seconds."""
 
 from __future__ import annotations
 
@@ -50,6 +50,25 @@ def test_eval_and_expert_on_a_cluster_match_this_process(cluster, tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout[out.stdout.index("{"):out.stdout.rindex("}") + 1])
     assert summary["iterations"] == 1 and summary["samples"] > 0
+
+
+@pytest.mark.slow
+def test_label_shards_from_the_cluster_are_the_ones_this_process_makes(cluster, tmp_path):
+    import numpy as np
+
+    address, env = cluster
+    args = ["--players", "2", "--max-pip", "6", "--rounds", "1", "--shards", "2", "--shard-games", "1",
+            "--slots", "1", "--student", "heuristic", "--teacher", "search:ms=0:sims=16:race=2", "--seed", "5",
+            "--no-progress"]
+    for name, extra in (("local", []), ("remote", ["--workers", "2", "--address", address])):
+        out = subprocess.run([sys.executable, "-m", "training.labels", "collect", "--out", str(tmp_path / name),
+                              *args, *extra], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+        assert out.returncode == 0, out.stderr[-3000:]
+    for shard in ("shard_00000.npz", "shard_00001.npz"):  # written by this process, from the actors' arrays
+        with np.load(tmp_path / "local" / shard) as a, np.load(tmp_path / "remote" / shard) as b:
+            assert sorted(a.files) == sorted(b.files) and len(a["ret"]) > 0
+            for key in a.files:
+                assert np.array_equal(a[key], b[key]), (shard, key)
 
 
 def test_a_wrong_address_is_a_clear_error_in_seconds(tmp_path):
