@@ -237,19 +237,26 @@ def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "he
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    x = [r["labels"] for r in rows]
     fig, left = plt.subplots(figsize=(7, 4))
-    left.plot(x, [r["test_agreement"] for r in rows], "o-", color="tab:blue", label="held-out agreement")
+    right = left.twinx()
+    rates = sorted({r.get("learning_rate") for r in rows}, key=lambda v: (v is None, v))
+    for k, lr in enumerate(rates):  # one line per learning rate when the rows hold several
+        part = sorted((r for r in rows if r.get("learning_rate") == lr), key=lambda r: r["labels"])
+        tag = f" (lr {lr:g})" if len(rates) > 1 and lr is not None else ""
+        x = [r["labels"] for r in part]
+        left.plot(x, [r["test_agreement"] for r in part], "o-" if k == 0 else "D--", color="tab:blue",
+                  alpha=1.0 - 0.35 * k, label=f"held-out agreement{tag}")
+        rate = [r[f"vs_{opponent}_win_rate"] for r in part]
+        lo = [r[f"vs_{opponent}_win_rate"] - r[f"vs_{opponent}_win_rate_ci95"][0] for r in part]
+        hi = [r[f"vs_{opponent}_win_rate_ci95"][1] - r[f"vs_{opponent}_win_rate"] for r in part]
+        right.errorbar(x, rate, yerr=[lo, hi], fmt="s-" if k == 0 else "D--", color="tab:red", capsize=3,
+                       alpha=1.0 - 0.35 * k, label=f"1 vs 3 {opponent}{tag}")
     if teacher_agreement is not None:
         left.axhline(teacher_agreement, color="tab:blue", ls=":", label="teacher's self-agreement")
     left.set_xscale("log")
     left.set_xlabel("labels")
     left.set_ylabel("agreement with the teacher", color="tab:blue")
-    right = left.twinx()
-    rate = [r[f"vs_{opponent}_win_rate"] for r in rows]
-    lo = [r[f"vs_{opponent}_win_rate"] - r[f"vs_{opponent}_win_rate_ci95"][0] for r in rows]
-    hi = [r[f"vs_{opponent}_win_rate_ci95"][1] - r[f"vs_{opponent}_win_rate"] for r in rows]
-    right.errorbar(x, rate, yerr=[lo, hi], fmt="s-", color="tab:red", capsize=3, label=f"1 vs 3 {opponent}")
+    x = [min(r["labels"] for r in rows)]
     for k, (name, value) in enumerate((references or {}).items()):
         right.axhline(value, color="tab:red", ls="--", lw=0.8, alpha=0.4 + 0.3 * k)
         right.annotate(name, (x[0], value), fontsize=7, color="tab:red", va="bottom")
