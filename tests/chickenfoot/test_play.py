@@ -49,9 +49,16 @@ class _Reader:
         raise AssertionError(f"no {pattern!r} in {self.text[-2000:]!r}")
 
 
+def _default_sigint() -> None:
+    """Ctrl-C as a terminal delivers it: a shell's background job (``make test &``) starts with
+    SIGINT ignored, the children inherit that and Python then installs no KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args: list[str]) -> tuple[subprocess.Popen, _Reader]:
     proc = subprocess.Popen([sys.executable, "-m", "chickenfoot.cli", *args], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=0)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=0,
+                            preexec_fn=_default_sigint)
     return proc, _Reader(proc.stdout)
 
 
