@@ -44,6 +44,7 @@ from agents.base import act_batch
 from agents.checkpoint import atomic_write
 from cf_env import ConfigError, RulesConfig
 from cf_env.vector import VectorGame
+from training.bc import discount_per_seat
 
 __all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_shards", "collection_settings",
            "imitation_labels", "load_labels", "shard_paths", "soft_targets"]
@@ -149,11 +150,8 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
         for b in np.flatnonzero(done):
             if who[b, 0] != RETIRED:
                 finished += 1
-                for idxs in per_seat[b]:  # discounted returns along each seat's own labels
-                    g = 0.0
-                    for k in reversed(idxs):
-                        g = rows["ret"][k] + gamma * g
-                        rows["ret"][k] = g
+                discount_per_seat(rows["ret"], per_seat[b], gamma)  # along each seat's own labels
+                for idxs in per_seat[b]:
                     idxs.clear()
                 if on_game is not None:
                     on_game()
@@ -206,11 +204,8 @@ def imitation_labels(agent: Any, config: RulesConfig, games: int, seed: int, gam
         for b in np.flatnonzero(done):
             if live[b]:
                 finished += 1
+                discount_per_seat(ret, per_seat[b], gamma)
                 for idxs in per_seat[b]:
-                    g = 0.0
-                    for k in reversed(idxs):
-                        g = ret[k] + gamma * g
-                        ret[k] = g
                     idxs.clear()
             latest[b] = -1
             live[b] = started < games
