@@ -9,6 +9,7 @@ measured in the same run, in the same worker).
 
     python benchmarks/luck.py --deal-sets 100 --workers 2 --lineups network
     python benchmarks/luck.py --lineups network,search,heuristic,2p --json runs/luck.json
+    python benchmarks/luck.py --lineups heuristic --rollouts 16 --deal-sets 50 --workers 2
 """
 
 from __future__ import annotations
@@ -35,17 +36,18 @@ def games_for(se: float, games: int, half_width: float = 0.02) -> int:
     return math.ceil(games * (1.96 * se / half_width) ** 2)
 
 
-def measure(name: str, deal_sets: int, seed: int, workers: int, value: str | None = None) -> dict:
+def measure(name: str, deal_sets: int, seed: int, workers: int, value: str | None = None, rollouts: int = 0) -> dict:
     lineup, players = LINEUPS[name]
     config = RulesConfig(num_players=players)
     start = time.perf_counter()
     report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=False, workers=workers,
-                      luck=value or True)
+                      luck=value or True, luck_rollouts=rollouts)
     seconds = time.perf_counter() - start
     r = report.results[0]
     seat_games = r.seat_games
     out = {
         "lineup": lineup, "games": report.games, "deal_sets": deal_sets, "seed": seed, "workers": workers,
+        "rollouts": rollouts,
         "win_rate": r.win_rate, "win_rate_ci95": r.win_rate_ci95, "win_rate_wilson_ci95": r.win_rate_wilson_ci95,
         "win_rate_corrected": r.win_rate_corrected, "win_rate_corrected_ci95": r.win_rate_corrected_ci95,
         "mean_points": r.mean_points, "mean_points_corrected": r.mean_points_corrected,
@@ -76,12 +78,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", default=None, help="also write the figures here")
     parser.add_argument("--value", default=None, help="a value function file [default: the rules' own]")
+    parser.add_argument("--rollouts", type=int, default=0,
+                        help="value the draws by this many compiled rollouts per boneyard tile (0: by the value function)")
     args = parser.parse_args()
     out = {}
     for name in args.lineups.split(","):
         if name not in LINEUPS:
             parser.error(f"unknown lineup {name!r}; choose from {sorted(LINEUPS)}")
-        out[name] = measure(name, args.deal_sets, args.seed, args.workers, args.value)
+        out[name] = measure(name, args.deal_sets, args.seed, args.workers, args.value, args.rollouts)
         print(json.dumps({name: out[name]}), flush=True)
     if args.json:
         with open(args.json, "w") as f:

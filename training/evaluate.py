@@ -249,10 +249,11 @@ def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
 
 
 def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bool = False,
-                     built: dict[str, Agent] | None = None, luck: Any = None) -> dict:
+                     built: dict[str, Agent] | None = None, luck: Any = None, luck_rollouts: int = 0) -> dict:
     """An evaluating worker's state (:class:`training.run.WorkerPool`'s initializer): the agents
     (``built`` ones as given, the other specs loaded), warmed up, an env, the run's settings and
-    the luck correction's value function (``luck``: one, or a path to load it from)."""
+    the luck correction's value function (``luck``: one, or a path to load it from) with its
+    corrector (draws valued by ``luck_rollouts`` rollouts per tile when > 0)."""
     config = RulesConfig.from_dict(config_dict)
     if isinstance(luck, (str, Path)):
         from training.luck import load_luck_value
@@ -261,7 +262,11 @@ def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bo
     if luck is not None:
         from training.luck import DUPLICATE_EVENTS, LuckCorrector
 
-        luck = (luck, LuckCorrector(config, events=DUPLICATE_EVENTS))
+        scale = luck.features.scale if hasattr(luck, "features") else 1.0
+        corrector = (LuckCorrector(config, events=DUPLICATE_EVENTS) if not luck_rollouts else
+                     LuckCorrector(config, events=DUPLICATE_EVENTS, rollouts=luck_rollouts, draw_samples=0,
+                                   round_points=(luck.round_mean * scale, luck.round_var * scale**2)))
+        luck = (luck, corrector)
     built = dict(built or {})
     for spec in dict.fromkeys(specs):
         if spec not in built:
@@ -281,9 +286,10 @@ def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int]
     luck = state["luck"]  # (value function, corrector) or None
     n = len(specs)
     out = []
-    games, policies, boards = [], [], []
+    games, policies, boards, seatings = [], [], [], []
     for rot in range(n):
         seat_specs = [specs[(s - rot) % n] for s in range(n)]
+        seatings.append(seat_specs)
         clock = np.zeros((n, 4))
         known: list | None = [] if luck is not None else None
         drawn_on: list | None = [] if luck is not None else None
@@ -301,7 +307,7 @@ def _play_deal_set(d: int, deals: list[dict]) -> list[tuple[list[str], list[int]
 
         start = time.perf_counter()
         _, corrected = corrected_outcomes(luck[0], games, np.random.default_rng([seed, d, n]), policies, luck[1],
-                                          boards)
+                                          boards, seatings)
         spent = (time.perf_counter() - start) / n
         for rot in range(n):
             out[rot][5:7] = [corrected[rot], spent]
@@ -374,12 +380,14 @@ class GameSaver:
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
              progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int | None = 1,
              save_games: str | Path | None = None, worst: int = 0, worst_agent: str | None = None,
-             luck: bool | str | Path | Any = False, address: str | None = None) -> EvalReport:
+             luck: bool | str | Path | Any = False, address: str | None = None, luck_rollouts: int = 0) -> EvalReport:
     """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
 
     ``luck``: also report luck-corrected win rates and points (AIVAT, :mod:`training.luck`):
     ``True`` for the value function of these rules (:func:`training.luck.load_luck_value`), a
-    path to one, or a :class:`training.luck.LuckValue`.
+    path to one, or a :class:`training.luck.LuckValue`. ``luck_rollouts`` > 0: value the draws by
+    that many compiled rollouts of the round per boneyard tile instead of by the value function
+    (:class:`training.luck.LuckCorrector`'s ``rollouts``; seconds per game: a research setting).
 
     ``save_games``: a folder for game records (:class:`GameSaver`): every game, or with ``worst``
     = N the N games where ``worst_agent`` (default: the first spec) did worst.
@@ -420,6 +428,10 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         luck = load_luck_value(config, None if luck is True else luck, progress=progress)
     elif not hasattr(luck, "values"):
         raise ConfigError(f"luck must be True/False, a path to a value function or a LuckValue, got {luck!r}")
+    if isinstance(luck_rollouts, bool) or not isinstance(luck_rollouts, int) or luck_rollouts < 0:
+        raise ConfigError(f"luck_rollouts must be an int >= 0 (0: draws valued by the value function), got {luck_rollouts!r}")
+    if luck_rollouts and luck is None:
+        raise ConfigError("luck_rollouts values the draws of the luck correction: set luck too")
     saver = GameSaver(save_games, specs, worst, worst_agent, seed) if save_games is not None else None
     rng = np.random.default_rng(seed)
     all_deals = [generate_deals(config, rng) for _ in range(deal_sets)]
@@ -467,7 +479,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             sent = Path(folder) / "value.pt"
             luck.save(sent)
         with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given,
-                                                    sent), address=address) as pool:
+                                                    sent, luck_rollouts), address=address) as pool:
             for d, games in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
                 record(games, d)  # in deal-set order: the ratings do not depend on the workers
     bar.close()

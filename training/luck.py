@@ -35,8 +35,10 @@ chances of ending lowest. It is fitted once per rules on games of its own (:func
 the heuristic, greedy and a noisy heuristic on the batched engine, from a fixed seed, never the
 evaluated games); the 4-player and 2-player double-nine ones ship in ``agents/zoo`` and the others
 are fitted on first use and cached (:func:`load_luck_value`). Draw terms may instead be valued by
-heuristic rollouts of the round with common random numbers (``rollouts``: a research setting,
-seconds per game; see the README for what each ``v`` measured).
+compiled rollouts of the round with common random numbers (``rollouts``,
+:mod:`training.luck_rollouts`: the finished game played again on the batched engine; a research
+setting, seconds per game; see the README for what each ``v`` measured and for how much of an
+evaluation's spread the draws are: ``benchmarks/luck_floor.py``).
 
 ``python -m training.luck fit --players 4 --games 12000`` fits and writes one.
 """
@@ -70,6 +72,8 @@ EVENTS = ("deal", "draw", "decision")  #: the kinds of luck terms (each one is m
 #: hands, so an agent's mean over them already holds every seat's cards once, and deal terms only
 #: add the noise of their sampled expectation (measured: README "Luck-corrected evaluation")
 DUPLICATE_EVENTS = ("draw", "decision")
+#: the compiled rollout policy of a seat's agent spec in rollout-valued draw terms (the heuristic's otherwise)
+ROLLOUT_POLICIES = {"heuristic": 0, "greedy": 1, "random": 2}
 _SHIPPED = Path(__file__).resolve().parent.parent / "agents" / "zoo"
 
 
@@ -194,9 +198,10 @@ class LuckCorrector:
 
     ``deal_samples``: fresh deals per deal term (0: every shuffle, for tiny sets); ``draw_samples``:
     boneyard tiles per draw term (0: all of them); ``events``: which kinds of term
-    (:data:`EVENTS`); ``rollouts``: value each draw by that many heuristic rollouts of the round
-    per tile instead of by ``v`` (common random numbers across the tiles; ``round_points`` = a
-    round's points' mean and variance then stand for the rounds still to come)."""
+    (:data:`EVENTS`); ``rollouts``: value each draw by that many compiled rollouts of the round
+    per tile instead of by ``v`` (common random numbers across the tiles; each seat rolled out by
+    the policy :data:`ROLLOUT_POLICIES` names for its agent; ``round_points`` = a round's points'
+    mean and variance then stand for the rounds still to come)."""
 
     def __init__(self, config: RulesConfig, deal_samples: int = DEAL_SAMPLES, draw_samples: int = DRAW_SAMPLES,
                  rollouts: int = 0, round_points: tuple[float, float] = (0.0, 1.0),
@@ -226,12 +231,7 @@ class LuckCorrector:
             self._every_shuffle = np.array(list(itertools.permutations(range(self.tiles))))
         self._exact: dict[int, tuple] = {}
         self._open_cache: dict[int, np.ndarray] = {}
-        if rollouts:
-            from agents import HeuristicAgent
-            from cf_env import ObservationEncoder
-
-            self._rollout_agent = (HeuristicAgent(config), ObservationEncoder(config))
-            self._rollout_rng = np.random.default_rng(0)  # the heuristic draws nothing from it
+        self._replay: Any = None  # the compiled rollouts' engine and policies, made on first use
 
     # ------------------------------------------------------------------ states
 
@@ -326,7 +326,7 @@ class LuckCorrector:
 
     def terms(self, played: Game, rng: np.random.Generator, rows: _Rows, g: int = 0,
               policies: Sequence[np.ndarray | None] | None = None,
-              boards: Sequence[tuple[int, int]] | None = None) -> np.ndarray:
+              boards: Sequence[tuple[int, int]] | None = None, seats: Sequence[str] | None = None) -> np.ndarray:
         """Follow the finished game ``played`` from its start and add its luck terms to ``rows``
         (tagged ``g``); return the ``(n, 2)`` constant part of its luck (terms valued outside
         ``v``: decisions that end the game, rollouts). ``policies[i]``: the action probabilities of
@@ -334,13 +334,18 @@ class LuckCorrector:
 
         ``boards``: the board at each of the game's draws, ``(open values as a bitmask, forced
         slots left)``, as :func:`training.evaluate.play_game` records them. With them, one draw per
-        draw (``draw_rule`` "one"), no decision to correct and no rollouts, the game is followed
-        from its event log alone; otherwise it is played again from its deals."""
+        draw (``draw_rule`` "one") and no decision to correct, the game is followed from its event
+        log alone; otherwise it is played again from its deals. ``seats``: the agent spec at each
+        seat, for rollouts (:attr:`rollouts`): ``greedy`` and ``random`` seats are rolled out by
+        their own policy, every other seat by the heuristic's."""
         cfg = self.config
         known = policies is not None and "decision" in self.events and any(p is not None for p in policies)
         rolling = self.rollouts > 0 and cfg.draw_rule == "one" and "draw" in self.events
         walk = _Walk(self, played, rng, rows, g)
-        if boards is not None and cfg.draw_rule == "one" and not known and not rolling:
+        if rolling:  # every draw's term from compiled rollouts; the walk adds no draw rows then
+            walk.const += self._rolled_draws(played, rng, seats)
+            walk.rolled = True
+        if boards is not None and cfg.draw_rule == "one" and not known:
             codes = played.event_codes()
             draws = int(np.count_nonzero((codes & 7) == EventKind.DRAW))
             if draws != len(boards):
@@ -353,8 +358,9 @@ class LuckCorrector:
 
             walk.follow(codes, board)
             return walk.const
+        if rolling and not known:  # no rows left to add
+            return walk.const
         game = played.rewound()
-        draw = self.table.draw
         walk.follow(game.event_codes(), lambda: self._open(game))
         seen = game.event_count
         for i, action in enumerate(played.actions()):
@@ -363,47 +369,66 @@ class LuckCorrector:
             if probs is not None:
                 walk.const += self._decision(game, rows, g, probs, int(action), walk.hands, walk.bone, walk.totals,
                                              before[0], before[1], walk.round, rng)
-            walk.rolled = rolling and action == draw
-            if walk.rolled:
-                walk.const += self._rolled_draw(game, walk.bone, rng)
             game.apply(int(action))
             walk.follow(game.event_codes(seen), lambda b=before: b)
             seen = game.event_count
         return walk.const
 
-    def _rolled_draw(self, game: Game, bone: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The draw term of the draw about to be made in ``game``, valued by rollouts: the tile
-        it will draw against :attr:`draw_samples` others (every tile with 0), each followed by
-        :attr:`rollouts` rollouts of the round by the heuristic, the same boneyard orders for
-        every tile (common random numbers: the difference between tiles is what counts)."""
-        tiles = np.flatnonzero(bone)
-        pile = game.deal_tiles(game.round_index)[1]  # the round's boneyard, top first: the drawn ones, then the rest
-        taken = pile[len(pile) - len(tiles)]
-        options = self._draw_options(bone, rng)
-        orders = [rng.permutation(tiles) for _ in range(self.rollouts)]
-        values = np.array([[self._rollout(game, int(tile), order) for order in orders]
-                           for tile in [*options.tolist(), int(taken)]])  # (tiles, K, n, 2)
-        mean = values.mean(axis=1)
-        return mean[-1] - mean[:-1].mean(axis=0)
+    def _rolled_draws(self, played: Game, rng: np.random.Generator, seats: Sequence[str] | None) -> np.ndarray:
+        """The ``(n, 2)`` sum of the draw terms of ``played`` valued by rollouts: before each
+        draw, every tile of the boneyard (or :attr:`draw_samples` of them and the one it drew), each followed
+        by :attr:`rollouts` rollouts of the round by the seats' rollout policies (``seats``, see
+        :meth:`terms`), the same
+        boneyard orders for every tile (common random numbers: the difference between tiles is
+        what counts); the game is played again from its deals on the batched engine's compiled
+        kernels (:func:`training.luck_rollouts.replay_draw_rollouts`)."""
+        from training.luck_rollouts import replay_draw_rollouts
 
-    def _rollout(self, game: Game, tile: int, order: np.ndarray) -> np.ndarray:
-        """``(n, 2)``: the seats' win shares and totals once the round of ``game`` is played out by
-        the heuristic after its player draws ``tile``, the rest of the boneyard in ``order``; the
-        rounds still to be dealt enter as normals of a round's points (as :class:`LuckValue`)."""
-        after = game.clone()
-        after.order_boneyard([tile, *[int(x) for x in order if x != tile]])
-        r = after.round_index
-        after.apply(self.table.draw)
-        agent, encoder = self._rollout_agent
-        while not after.is_over and after.rounds_finished == r:
-            after.apply(agent.act(encoder.observe(after), self._rollout_rng))
-        if after.is_over:
-            return outcome(after)
-        totals = np.sum(after.round_scores, axis=0).astype(np.float64)
-        left = self.config.rounds - after.rounds_finished
+        if played.config != self.config:
+            raise ConfigError(f"the game was played under {played.config.to_dict()}, the corrector's rules are "
+                              f"{self.config.to_dict()}")
+        if self._replay is None:
+            from agents import HeuristicAgent
+            from agents.search.rollout import GREEDY, HEURISTIC, RANDOM, new_policy
+            from agents.search.worlds import new_scratch
+            from cf_env.vector import VectorGame
+
+            tables = HeuristicAgent(self.config).kernel_tables
+            policies = tuple(new_policy(kind, self.k, tables) for kind in (HEURISTIC, GREEDY, RANDOM))
+            self._replay = (VectorGame(self.config, num_games=2, reward="points", seed=0), policies,
+                            new_scratch(self.n, self.tiles).rs)
+        engine, policies, rs = self._replay
+        actions = np.array(played.actions(), np.int64)
+        draws = max(1, int(np.count_nonzero(actions == self.table.draw)))
+        n, t, k = self.n, self.tiles, self.rollouts
+        out = (np.zeros(draws, np.int64), np.zeros((draws, n), np.int64), np.zeros((draws, t + 1), np.int64),
+               np.zeros(draws, np.int64), np.zeros(draws, np.int64), np.zeros(draws, np.int64),
+               np.zeros((draws, t + 1, k, n), np.int64), np.zeros((draws, t + 1, k, n)))
+        deals = played.to_record()["deals"]
+        engine.reset(deals=[deals, deals])
+        rs[0] = np.uint64(rng.integers(1, 2**63))
+        kinds = np.array([ROLLOUT_POLICIES.get(spec, 0) for spec in seats] if seats is not None else [0] * n, np.int64)
+        if len(kinds) != n:
+            raise ConfigError(f"seats must name the agent at each of the {n} seats, got {list(seats or [])}")
+        made = replay_draw_rollouts(engine.state, engine._consts, actions, k, self.draw_samples, kinds, policies, rs,
+                                    *out)
+        if not (engine.done[0] and np.array_equal(engine.final_totals[0], played.totals)):
+            raise RuntimeError("the batched engine did not replay the game as the engine played it")
+        if not made:
+            return np.zeros((n, 2))
+        rnd, before, _, _, averaged, taken_at, points, wins = (x[:made] for x in out)
+        totals = before[:, None, None, :] + points.astype(np.float64)  # (draws, tiles, rollouts, n)
+        left = (self.config.rounds - 1 - rnd)[:, None, None, None]
         mean = totals + left * self.round_points[0]
-        var = np.full(self.n, left * self.round_points[1] + 1e-4)
-        return np.stack([win_shares(mean[None], var[None])[0], mean], axis=-1)
+        var = np.broadcast_to(left * self.round_points[1] + 1e-4, mean.shape)
+        share = win_shares(mean.reshape(-1, n), var.reshape(-1, n)).reshape(mean.shape)
+        last = (left == 0)[:, 0, 0, 0]
+        share[last] = wins[last]  # the game's last round: its own win shares (R16)
+        value = np.stack([share, mean], axis=-1).mean(axis=2)  # (draws, tiles, n, 2)
+        tried = np.arange(t + 1)[None, :] < averaged[:, None]  # the tiles the expectation averages over
+        taken = value[np.arange(made), taken_at]
+        expected = (value * tried[..., None, None]).sum(axis=1) / averaged[:, None, None]
+        return (taken - expected).sum(axis=0)
 
     def _decision(self, game: Game, rows: _Rows, g: int, probs: np.ndarray, taken: int, hands: np.ndarray,
                   bone: np.ndarray, totals: np.ndarray, open_values: np.ndarray, pending: int, rnd: int,
@@ -450,7 +475,7 @@ class _Walk:
         self.totals = np.zeros(n, np.int64)
         self.const = np.zeros((n, 2))
         self.round = -1
-        self.rolled = False  # the draw under way was valued by rollouts
+        self.rolled = False  # the draws were valued by rollouts: no draw rows
 
     def follow(self, codes: np.ndarray, board: Any) -> None:
         """Apply the events ``codes``; ``board()`` gives the board a draw among them was made on."""
@@ -739,15 +764,19 @@ def fit_luck_value(config: RulesConfig, games: int = 4000, seed: int = 20_180_20
                   f"{float(mse):.4f} (variance of round points {float(y[test].var()):.4f})")
     model.net.eval()
     return model
+
+
 def corrected_outcomes(value: Any, games: Sequence[Game | dict], rng: np.random.Generator,
                        policies: Sequence[Sequence[np.ndarray | None] | None] | None = None,
                        corrector: LuckCorrector | None = None,
-                       boards: Sequence[Sequence[tuple[int, int]] | None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                       boards: Sequence[Sequence[tuple[int, int]] | None] | None = None,
+                       seats: Sequence[Sequence[str] | None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(raw, corrected)``, each ``(G, n, 2)``: every seat's win share and final total in each
     finished game of ``games`` (engine games or their records), as played and with its luck taken
     out (one batch through ``value``, a :class:`LuckValue` or anything with its ``config`` and
     ``values``). ``policies[g]``: game ``g``'s per-decision action probabilities where known (see
     :meth:`LuckCorrector.terms`); ``boards[g]``: the boards of its draws, when recorded (the same);
+    ``seats[g]``: the agent spec at each of its seats (the same: rollouts' policies);
     ``rng`` shuffles the deal terms' fresh deals and picks the draw terms' tiles."""
     corrector = corrector or LuckCorrector(value.config)
     rows = _Rows()
@@ -760,7 +789,7 @@ def corrected_outcomes(value: Any, games: Sequence[Game | dict], rng: np.random.
         if not game.is_over:
             raise ConfigError(f"game {g} is not finished: only finished games can be corrected")
         luck[g] = corrector.terms(game, rng, rows, g, None if policies is None else policies[g],
-                                  None if boards is None else boards[g])
+                                  None if boards is None else boards[g], None if seats is None else seats[g])
         raw[g] = outcome(game)
     if len(rows):
         arrays = rows.arrays()

@@ -293,10 +293,13 @@ def test_a_single_deal_set_still_writes_finite_json(tmp_path) -> None:
     assert "win_rate_corrected" in (tmp_path / "r.csv").read_text().splitlines()[0]
 
 
-def test_draws_valued_by_rollouts_are_mean_zero_too() -> None:
-    """Draw terms from heuristic rollouts with common random numbers: over every shuffle and
+@pytest.mark.parametrize("seats", [None, ["random", "greedy"]])
+def test_draws_valued_by_rollouts_are_mean_zero_too(seats: list[str] | None) -> None:
+    """Draw terms from compiled rollouts with common random numbers: over every shuffle and
     decision of the tiny round (a fresh generator per game, so games that part at a draw share
-    their rollouts' orders) their expectation is 0, and they are not all 0."""
+    their rollouts' orders) their expectation is 0, and they are not all 0: with heuristic
+    rollouts, and with each seat rolled out by its own policy (a random one, which draws from the
+    rollouts' random numbers too)."""
     records, weights, policies = _every_game(TINY)
     corrector = LuckCorrector(TINY, deal_samples=0, draw_samples=0, rollouts=2, round_points=(1.0, 1.0),
                               events=("draw",))
@@ -304,9 +307,47 @@ def test_draws_valued_by_rollouts_are_mean_zero_too() -> None:
     luck = np.zeros((TINY.num_players, 2))
     moved = 0.0
     for record, w in zip(records, weights):
-        raw, corrected = corrected_outcomes(v, [record], np.random.default_rng(0), corrector=corrector)
+        raw, corrected = corrected_outcomes(v, [record], np.random.default_rng(0), corrector=corrector,
+                                            seats=[seats])
         luck += w * (raw - corrected)[0]
         moved = max(moved, float(np.abs(raw - corrected).max()))
     assert np.abs(luck).max() < 1e-9 and moved > 0.01
     with pytest.raises(ConfigError, match="rollouts"):
         LuckCorrector(TINY, rollouts=-1)
+    with pytest.raises(ConfigError, match="seats must name"):
+        corrected_outcomes(v, records[:1], np.random.default_rng(0), corrector=corrector, seats=[["random"]])
+    with pytest.raises(ConfigError, match="played under"):
+        corrected_outcomes(v, [Game.from_record(_finished(SMALL))], np.random.default_rng(0), corrector=corrector)
+
+
+def _finished(config: RulesConfig) -> dict:
+    """The record of a game of ``config`` the heuristic played to its end."""
+    game = Game(config, seed=0)
+    agent, encoder = HeuristicAgent(config), ObservationEncoder(config)
+    while not game.is_over:
+        game.apply(agent.act(encoder.observe(game), np.random.default_rng(0)))
+    return game.to_record()
+
+
+def test_evaluate_values_draws_by_rollouts_on_request(tmp_path) -> None:
+    """``luck_rollouts``: the same games, other corrected figures, unbiased-looking and finite;
+    bad values are typed errors, and the CLI flag needs --luck-correction."""
+    from click.testing import CliRunner
+
+    from chickenfoot.cli import main
+    from training.evaluate import evaluate
+
+    value = _small_value(SMALL)
+    by_v = evaluate(["heuristic", "greedy"], SMALL, deal_sets=6, seed=3, progress=False, luck=value)
+    rolled = evaluate(["heuristic", "greedy"], SMALL, deal_sets=6, seed=3, progress=False, luck=value,
+                      luck_rollouts=2)
+    a, b = by_v.results[0], rolled.results[0]
+    assert a.win_rate == b.win_rate and a.win_rate_corrected != b.win_rate_corrected
+    assert 0.0 <= b.win_rate_corrected_ci95[0] <= b.win_rate_corrected_ci95[1] <= 1.0
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ConfigError, match="luck_rollouts"):
+            evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, luck=value, luck_rollouts=bad)
+    with pytest.raises(ConfigError, match="set luck too"):
+        evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, luck_rollouts=2)
+    result = CliRunner().invoke(main, ["eval", "heuristic", "greedy", "--luck-rollouts", "2"])
+    assert result.exit_code == 2 and "--luck-correction" in result.output
