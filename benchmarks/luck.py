@@ -7,9 +7,22 @@ over deal sets, and corrected over deal sets, at the same games; the games each 
 half-width of 2 points of win rate; the playing time and the correction's time per game (the two
 measured in the same run, in the same worker).
 
+``--floor`` measures instead how much of the spread is the luck of the draws, the most any
+draw-term correction could take out whatever its value function: every deal set's hands (and each
+round's R6 search for the starting double, which every seat rotation sees alike) are kept and the
+rest of each round's boneyard is shuffled afresh ``--reshuffles`` times, the games played on the
+batched engine. The first agent's result per deal set (its mean over the seat rotations) splits
+into the part the boneyard's order decides (its variance within a deal set) and the part the deals
+decide (the variance of its mean over reshuffles between deal sets, less the within part's
+share). An exact draw correction (``v`` the true expected result under the lineup's own policies)
+leaves only the second: ``floor_se_ratio`` is its standard error over the raw one's at the same
+games. Its agents must act in batches (random, greedy, heuristic, checkpoints: not the search
+lineups).
+
     python benchmarks/luck.py --deal-sets 100 --workers 2 --lineups network
     python benchmarks/luck.py --lineups network,search,heuristic,2p --json runs/luck.json
     python benchmarks/luck.py --lineups heuristic --rollouts 16 --deal-sets 50 --workers 2
+    python benchmarks/luck.py --floor --lineups network,heuristic,2p --deal-sets 400 --reshuffles 16
 """
 
 from __future__ import annotations
@@ -19,8 +32,13 @@ import json
 import math
 import time
 
+import numpy as np
+
+import agents
+from agents.base import act_batch
 from cf_env import RulesConfig
-from training.evaluate import evaluate
+from cf_env.vector import VectorGame
+from training.evaluate import evaluate, generate_deals
 
 LINEUPS = {
     "network": (["zoo:strong-4p", "heuristic", "heuristic", "heuristic"], 4),
@@ -70,6 +88,68 @@ def measure(name: str, deal_sets: int, seed: int, workers: int, value: str | Non
     return out
 
 
+def reshuffled(deals: list[dict], config: RulesConfig, rng: np.random.Generator) -> list[dict]:
+    """``deals`` with each round's boneyard shuffled below the tiles R6's search draws."""
+    out = []
+    for r, deal in enumerate(deals):
+        bone = [list(t) for t in deal["boneyard"]]
+        start = [config.max_pip - r] * 2
+        keep = next((i + 1 for i, tile in enumerate(bone) if tile == start), 0)  # 0: the double was dealt
+        tail = [bone[keep + i] for i in rng.permutation(len(bone) - keep)]
+        out.append({"hands": deal["hands"], "boneyard": bone[:keep] + tail})
+    return out
+
+
+def measure_floor(lineup: list[str], deal_sets: int, reshuffles: int, seed: int) -> dict:
+    """``--floor``: the first agent's variance per deal set split into the boneyard's part and
+    the deals' part (see the module docstring); the agents act in batches on the batched engine."""
+    n = len(lineup)
+    config = RulesConfig(num_players=n)
+    built = {spec: agents.load(spec, config) for spec in dict.fromkeys(lineup)}
+    rng = np.random.default_rng(seed)
+    rotation, deals = [], []
+    for _ in range(deal_sets):
+        base = generate_deals(config, rng)
+        for m in range(reshuffles):
+            game = base if m == 0 else reshuffled(base, config, rng)
+            for rot in range(n):
+                rotation.append(rot)
+                deals.append(game)
+    start = time.perf_counter()
+    vg = VectorGame(config, num_games=len(deals), reward="win")
+    obs, mask, seat = vg.reset(seed=seed, deals=deals)
+    rot = np.array(rotation)
+    result = np.zeros((len(deals), 2))
+    finished = np.zeros(len(deals), bool)
+    act_rng = np.random.default_rng(seed + 1)
+    while not finished.all():
+        who = (seat - rot) % n  # the lineup index of the agent to move
+        actions = np.zeros(len(deals), np.int64)
+        for i, spec in enumerate(lineup):
+            rows = np.flatnonzero(who == i)
+            if rows.size:
+                actions[rows] = act_batch(built[spec], obs[rows], mask[rows], act_rng)
+        obs, mask, seat, _, done = vg.step(actions)
+        for b in np.flatnonzero(done & ~finished).tolist():
+            winners = vg.final_winners[b]
+            result[b] = [winners[rot[b]] / winners.sum(), vg.final_totals[b, rot[b]]]
+            finished[b] = True
+    seconds = time.perf_counter() - start
+    y = result.reshape(deal_sets, reshuffles, n, 2).mean(axis=2)  # the first agent's mean over rotations
+    raw = y[:, 0].var(axis=0, ddof=1)  # the deals as an evaluation plays them
+    within = y.var(axis=1, ddof=1).mean(axis=0)  # the boneyard's order
+    between = np.maximum(y.mean(axis=1).var(axis=0, ddof=1) - within / reshuffles, 0.0)  # the deals
+    share = between / (between + within)
+    return {
+        "lineup": lineup, "deal_sets": deal_sets, "reshuffles": reshuffles, "games": len(deals), "seed": seed,
+        "seconds": seconds, "win_rate": float(y[..., 0].mean()), "mean_points": float(y[..., 1].mean()),
+        "variance_per_deal_set": {"raw": raw.tolist(), "draws": within.tolist(), "deals": between.tolist()},
+        "floor_se_ratio": {"win_rate": math.sqrt(share[0]), "mean_points": math.sqrt(share[1])},
+        "games_for_2_points": {"raw": math.ceil(n * (1.96 / 0.02) ** 2 * (between[0] + within[0])),
+                               "exact_draw_correction": math.ceil(n * (1.96 / 0.02) ** 2 * between[0])},
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lineups", default="network", help=f"comma-separated, of {sorted(LINEUPS)}")
@@ -80,12 +160,20 @@ def main() -> None:
     parser.add_argument("--value", default=None, help="a value function file [default: the rules' own]")
     parser.add_argument("--rollouts", type=int, default=0,
                         help="value the draws by this many compiled rollouts per boneyard tile (0: by the value function)")
+    parser.add_argument("--floor", action="store_true",
+                        help="measure how much of the spread is the draws' luck instead (see above)")
+    parser.add_argument("--reshuffles", type=int, default=16, help="with --floor: boneyards per deal set")
     args = parser.parse_args()
+    if args.floor and (args.deal_sets < 2 or args.reshuffles < 2):
+        parser.error("--floor needs --deal-sets and --reshuffles of at least 2 (variances within and between)")
     out = {}
     for name in args.lineups.split(","):
         if name not in LINEUPS:
             parser.error(f"unknown lineup {name!r}; choose from {sorted(LINEUPS)}")
-        out[name] = measure(name, args.deal_sets, args.seed, args.workers, args.value, args.rollouts)
+        if args.floor and name.startswith("search"):
+            parser.error("--floor plays on the batched engine: the search lineups do not act in batches")
+        out[name] = (measure_floor(LINEUPS[name][0], args.deal_sets, args.reshuffles, args.seed) if args.floor else
+                     measure(name, args.deal_sets, args.seed, args.workers, args.value, args.rollouts))
         print(json.dumps({name: out[name]}), flush=True)
     if args.json:
         with open(args.json, "w") as f:
