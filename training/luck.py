@@ -38,7 +38,7 @@ are fitted on first use and cached (:func:`load_luck_value`). Draw terms may ins
 compiled rollouts of the round with common random numbers (``rollouts``,
 :mod:`training.luck_rollouts`: the finished game played again on the batched engine; a research
 setting, seconds per game; see the README for what each ``v`` measured and for how much of an
-evaluation's spread the draws are: ``benchmarks/luck_floor.py``).
+evaluation's spread the draws are: ``benchmarks/luck.py --floor``).
 
 ``python -m training.luck fit --players 4 --games 12000`` fits and writes one.
 """
