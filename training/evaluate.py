@@ -262,10 +262,9 @@ def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bo
     if luck is not None:
         from training.luck import DUPLICATE_EVENTS, LuckCorrector
 
-        scale = luck.features.scale if hasattr(luck, "features") else 1.0
         corrector = (LuckCorrector(config, events=DUPLICATE_EVENTS) if not luck_rollouts else
                      LuckCorrector(config, events=DUPLICATE_EVENTS, rollouts=luck_rollouts, draw_samples=0,
-                                   round_points=(luck.round_mean * scale, luck.round_var * scale**2)))
+                                   round_points=luck.points_per_round()))
         luck = (luck, corrector)
     built = dict(built or {})
     for spec in dict.fromkeys(specs):

@@ -72,8 +72,6 @@ EVENTS = ("deal", "draw", "decision")  #: the kinds of luck terms (each one is m
 #: hands, so an agent's mean over them already holds every seat's cards once, and deal terms only
 #: add the noise of their sampled expectation (measured: README "Luck-corrected evaluation")
 DUPLICATE_EVENTS = ("draw", "decision")
-#: the compiled rollout policy of a seat's agent spec in rollout-valued draw terms (the heuristic's otherwise)
-ROLLOUT_POLICIES = {"heuristic": 0, "greedy": 1, "random": 2}
 _SHIPPED = Path(__file__).resolve().parent.parent / "agents" / "zoo"
 
 
@@ -199,9 +197,10 @@ class LuckCorrector:
     ``deal_samples``: fresh deals per deal term (0: every shuffle, for tiny sets); ``draw_samples``:
     boneyard tiles per draw term (0: all of them); ``events``: which kinds of term
     (:data:`EVENTS`); ``rollouts``: value each draw by that many compiled rollouts of the round
-    per tile instead of by ``v`` (common random numbers across the tiles; each seat rolled out by
-    the policy :data:`ROLLOUT_POLICIES` names for its agent; ``round_points`` = a round's points'
-    mean and variance then stand for the rounds still to come)."""
+    per tile instead of by ``v`` (common random numbers across the tiles; a seat whose agent is
+    one of the compiled rollout policies, :data:`agents.search.spec.ROLLOUTS`, rolled out by it,
+    every other seat by the heuristic; ``round_points`` = a round's points' mean and variance then
+    stand for the rounds still to come, :meth:`LuckValue.points_per_round`)."""
 
     def __init__(self, config: RulesConfig, deal_samples: int = DEAL_SAMPLES, draw_samples: int = DRAW_SAMPLES,
                  rollouts: int = 0, round_points: tuple[float, float] = (0.0, 1.0),
@@ -376,12 +375,13 @@ class LuckCorrector:
 
     def _rolled_draws(self, played: Game, rng: np.random.Generator, seats: Sequence[str] | None) -> np.ndarray:
         """The ``(n, 2)`` sum of the draw terms of ``played`` valued by rollouts: before each
-        draw, every tile of the boneyard (or :attr:`draw_samples` of them and the one it drew), each followed
-        by :attr:`rollouts` rollouts of the round by the seats' rollout policies (``seats``, see
-        :meth:`terms`), the same
-        boneyard orders for every tile (common random numbers: the difference between tiles is
-        what counts); the game is played again from its deals on the batched engine's compiled
-        kernels (:func:`training.luck_rollouts.replay_draw_rollouts`)."""
+        draw, every tile of the boneyard (or :attr:`draw_samples` of them and the one it drew),
+        each followed by :attr:`rollouts` rollouts of the round by the seats' rollout policies
+        (``seats``, see :meth:`terms`), the same boneyard orders for every tile (common random
+        numbers: the difference between tiles is what counts); the game is played again from its
+        deals on the batched engine's compiled kernels
+        (:func:`training.luck_rollouts.replay_draw_rollouts`)."""
+        from agents.search.spec import ROLLOUTS
         from training.luck_rollouts import replay_draw_rollouts
 
         if played.config != self.config:
@@ -389,25 +389,26 @@ class LuckCorrector:
                               f"{self.config.to_dict()}")
         if self._replay is None:
             from agents import HeuristicAgent
-            from agents.search.rollout import GREEDY, HEURISTIC, RANDOM, new_policy
+            from agents.search.rollout import new_policy
             from agents.search.worlds import new_scratch
             from cf_env.vector import VectorGame
 
             tables = HeuristicAgent(self.config).kernel_tables
-            policies = tuple(new_policy(kind, self.k, tables) for kind in (HEURISTIC, GREEDY, RANDOM))
+            policies = tuple(new_policy(code, self.k, tables) for code in range(len(ROLLOUTS)))  # by policy code
             self._replay = (VectorGame(self.config, num_games=2, reward="points", seed=0), policies,
                             new_scratch(self.n, self.tiles).rs)
         engine, policies, rs = self._replay
         actions = np.array(played.actions(), np.int64)
         draws = max(1, int(np.count_nonzero(actions == self.table.draw)))
         n, t, k = self.n, self.tiles, self.rollouts
-        out = (np.zeros(draws, np.int64), np.zeros((draws, n), np.int64), np.zeros((draws, t + 1), np.int64),
-               np.zeros(draws, np.int64), np.zeros(draws, np.int64), np.zeros(draws, np.int64),
-               np.zeros((draws, t + 1, k, n), np.int64), np.zeros((draws, t + 1, k, n)))
+        out = (np.zeros(draws, np.int64), np.zeros((draws, n), np.int64), np.zeros(draws, np.int64),
+               np.zeros(draws, np.int64), np.zeros((draws, t + 1, k, n), np.int64), np.zeros((draws, t + 1, k, n)))
         deals = played.to_record()["deals"]
         engine.reset(deals=[deals, deals])
         rs[0] = np.uint64(rng.integers(1, 2**63))
-        kinds = np.array([ROLLOUT_POLICIES.get(spec, 0) for spec in seats] if seats is not None else [0] * n, np.int64)
+        heuristic = ROLLOUTS.index("heuristic")
+        kinds = np.array([ROLLOUTS.index(spec) if spec in ROLLOUTS else heuristic for spec in seats]
+                         if seats is not None else [heuristic] * n, np.int64)
         if len(kinds) != n:
             raise ConfigError(f"seats must name the agent at each of the {n} seats, got {list(seats or [])}")
         made = replay_draw_rollouts(engine.state, engine._consts, actions, k, self.draw_samples, kinds, policies, rs,
@@ -416,7 +417,7 @@ class LuckCorrector:
             raise RuntimeError("the batched engine did not replay the game as the engine played it")
         if not made:
             return np.zeros((n, 2))
-        rnd, before, _, _, averaged, taken_at, points, wins = (x[:made] for x in out)
+        rnd, before, averaged, taken_at, points, wins = (x[:made] for x in out)
         totals = before[:, None, None, :] + points.astype(np.float64)  # (draws, tiles, rollouts, n)
         left = (self.config.rounds - 1 - rnd)[:, None, None, None]
         mean = totals + left * self.round_points[0]
@@ -614,6 +615,12 @@ class LuckValue:
         mean = rows["totals"] / scale + mu + left * self.round_mean
         var = var + left * self.round_var + 1e-4
         return np.stack([win_shares(mean, var, self.GRID), mean * scale], axis=-1)
+
+    def points_per_round(self) -> tuple[float, float]:
+        """The mean and variance of a seat's points in a round of the fitting games, in points
+        (what a rollout-valued correction adds for each round still to come)."""
+        scale = self.features.scale
+        return self.round_mean * scale, self.round_var * scale**2
 
     def save(self, path: str | Path) -> None:
         torch = _torch()

@@ -84,20 +84,21 @@ def option_points(src, b, dst, w, c, options, rollouts, kinds, policies, rs, poi
 
 @njit(cache=True)
 def replay_draw_rollouts(s, c, actions, rollouts, samples, kinds, policies, rs, draw_round, draw_totals,
-                         option_tiles, option_count, mean_count, taken_at, points, wins):
+                         mean_count, taken_at, points, wins):
     """Replay ``actions`` in game 0 of ``s`` (set up at the game's start, game 1 with the same
     deals) and, before each draw, value tiles by :func:`option_points` in game 1: every tile of
     the boneyard in tile order (the drawn one among them), or with ``samples`` > 0 and more tiles
     than that, ``samples`` of them drawn uniformly with replacement and then the drawn one.
 
     Per draw ``d``: ``draw_round[d]``, the seats' totals before its round ``draw_totals[d]``, the
-    tiles tried ``option_tiles[d, :option_count[d]]``, how many of them the expectation averages
-    over ``mean_count[d]`` (the first ones), where the drawn one's values are ``taken_at[d]``, and
-    the rollouts' ``points[d]`` and ``wins[d]``. The tiles tried and the rollouts' random numbers
-    depend on the boneyard's contents, never on its order, so a term's expectation over the tile
-    drawn is zero: exactly when every tile is tried (the drawn tile's values are its own row's),
-    and over the sampler's random numbers when tiles are sampled. Returns the number of draws."""
+    rollouts' ``points[d]`` and ``wins[d]`` of each tile tried, how many of them (the first ones)
+    the expectation averages over ``mean_count[d]``, and where the drawn tile's are
+    ``taken_at[d]``. The tiles tried and the rollouts' random numbers depend on the boneyard's
+    contents, never on its order, so a term's expectation over the tile drawn is zero: exactly
+    when every tile is tried (the drawn tile's values are its own row's), and over the sampler's
+    random numbers when tiles are sampled. Returns the number of draws."""
     kk = c.k * c.k
+    tried = np.empty(c.t_count + 1, np.int64)
     d = 0
     for i in range(actions.shape[0]):
         a = actions[i]
@@ -108,22 +109,21 @@ def replay_draw_rollouts(s, c, actions, rollouts, samples, kinds, policies, rs, 
             taken = s.bone[0, pos]
             if samples > 0 and m > samples:
                 for j in range(samples):
-                    option_tiles[d, j] = pile[randint(rs, m)]
-                option_tiles[d, samples] = taken
+                    tried[j] = pile[randint(rs, m)]
+                tried[samples] = taken
                 mean_count[d] = samples
                 taken_at[d] = samples
-                option_count[d] = samples + 1
+                count = samples + 1
             else:
-                option_tiles[d, :m] = pile
+                tried[:m] = pile
                 mean_count[d] = m
-                option_count[d] = m
+                count = m
                 for j in range(m):
                     if pile[j] == taken:
                         taken_at[d] = j
             draw_round[d] = s.rnd[0]
             draw_totals[d] = s.totals[0]
-            option_points(s, 0, s, 1, c, option_tiles[d, :option_count[d]], rollouts, kinds, policies, rs, points[d],
-                          wins[d])
+            option_points(s, 0, s, 1, c, tried[:count], rollouts, kinds, policies, rs, points[d], wins[d])
             d += 1
         apply_action(0, a, s, c)
     return d
