@@ -48,11 +48,19 @@ from cf_env.engine.game import TOES_PER_DOUBLE
 from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
-__all__ = ["Consts", "Offsets", "State", "VectorGame", "apply_action", "copy_game", "make_consts", "new_state",
-           "observation_offsets", "random_legal_actions", "write_observation"]
+__all__ = ["GAME0", "GAME1", "Consts", "Offsets", "State", "VectorGame", "apply_action", "copy_game", "make_consts",
+           "new_state", "observation_offsets", "random_legal_actions", "write_observation"]
 
 MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision before the rules are refused
 ROLE_ARM, ROLE_TOE = int(Role.ARM), int(Role.TOE)
+# Arguments that compiled callers pass as constants, typed as numpy scalars: numba compiles a kernel
+# once per argument signature, and a literal ``0``, ``1``, ``-1`` or ``True`` (or prange's unsigned
+# index) is a signature of its own, and each compiles the engine again (``_advance`` was compiled 8
+# times: a label collection's first shard took 134 s on a fresh cache, 85 s with one signature a
+# kernel). Callers write ``apply_action(GAME1, a, s, c)``, not ``apply_action(1, a, s, c)``.
+GAME0, GAME1 = np.int64(0), np.int64(1)  #: game slots 0 and 1 of a state, as the kernels' index type
+NOBODY = np.int64(-1)  #: ``_advance``: no next player (the round ends)
+IN_RESET, NOT_RESET = np.bool_(True), np.bool_(False)
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -343,9 +351,9 @@ if numba is not None:
                 s.ends[b, x] += 1
             s.count[b, p] -= 1
             if s.count[b, p] == 0:
-                _advance(b, -1, s, c, False)
+                _advance(b, NOBODY, s, c, NOT_RESET)
             else:
-                _advance(b, (p + 1) % n, s, c, False)
+                _advance(b, (p + 1) % n, s, c, NOT_RESET)
         elif a == kk:  # R12 draw
             t = s.bone[b, s.bone_pos[b]]
             s.bone_pos[b] += 1
@@ -371,13 +379,13 @@ if numba is not None:
                     legal[b, i] = 0
                 legal[b, kk] = 1
             else:
-                _advance(b, (p + 1) % n, s, c, False)
+                _advance(b, (p + 1) % n, s, c, NOT_RESET)
         else:  # pass: keep the drawn tile (R12) or nothing to play (R13)
             if s.drawn[b] < 0:
                 vals = _open_values(s, b)
                 s.unmatched[b, p] = vals
                 _fail(b, p, vals, s, c)
-            _advance(b, (p + 1) % n, s, c, False)
+            _advance(b, (p + 1) % n, s, c, NOT_RESET)
 
     @njit(cache=True, inline="always")
     def _fail(b, p, vals, s, c):
@@ -442,7 +450,8 @@ if numba is not None:
         # arrays are taken out of the NamedTuple before the parallel loop: numba's parfor pass lost
         # writes made through the tuple's attributes inside prange (rewards were left unzeroed)
         done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
-        for b in prange(actions.shape[0]):
+        for i in prange(actions.shape[0]):
+            b = np.int64(i)  # prange's index is unsigned: one signature for the callees (see GAME0)
             done[b] = 0
             need_deals[b] = 0
             for p in range(rewards.shape[1]):
@@ -458,14 +467,15 @@ if numba is not None:
             b = games[i]
             _new_game(b, s, c)
             q = _start_round(b, s, c)
-            _advance(b, q, s, c, True)
+            _advance(b, q, s, c, IN_RESET)
             _publish(b, s, c, o, obs, mask, seat)
 
     @njit(cache=True, parallel=True)
     def _reset_kernel(s, c, o, obs, mask, seat):
         done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals  # outside prange: see _step_kernel
         rewards, reset_rewards = s.rewards, s.reset_rewards
-        for b in prange(obs.shape[0]):
+        for i in prange(obs.shape[0]):
+            b = np.int64(i)
             done[b] = 0
             need_deals[b] = 0
             rnd[b] = 0
@@ -474,7 +484,7 @@ if numba is not None:
                 rewards[b, p] = 0.0
                 reset_rewards[b, p] = 0.0
             q = _start_round(b, s, c)
-            _advance(b, q, s, c, True)
+            _advance(b, q, s, c, IN_RESET)
             _publish(b, s, c, o, obs, mask, seat)
 
 

@@ -22,7 +22,7 @@ from numba import njit
 
 from agents.search.rollout import choose
 from agents.search.worlds import randint
-from cf_env.vector import apply_action, copy_game
+from cf_env.vector import GAME0, GAME1, apply_action, copy_game
 
 __all__ = ["option_points", "replay_draw_rollouts"]
 
@@ -123,7 +123,7 @@ def replay_draw_rollouts(s, c, actions, rollouts, samples, kinds, policies, rs, 
                         taken_at[d] = j
             draw_round[d] = s.rnd[0]
             draw_totals[d] = s.totals[0]
-            option_points(s, 0, s, 1, c, tried[:count], rollouts, kinds, policies, rs, points[d], wins[d])
+            option_points(s, GAME0, s, GAME1, c, tried[:count], rollouts, kinds, policies, rs, points[d], wins[d])
             d += 1
-        apply_action(0, a, s, c)
+        apply_action(GAME0, a, s, c)
     return d

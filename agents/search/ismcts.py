@@ -20,7 +20,7 @@ from numba import njit
 from agents.search.rollout import rollout
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden, randint
-from cf_env.vector import apply_action, copy_game
+from cf_env.vector import GAME0, apply_action, copy_game
 
 __all__ = ["MAX_DEPTH", "TREE_NODES", "Tree", "ismcts", "new_tree", "reset_tree", "root_visits"]
 
@@ -101,8 +101,8 @@ def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation
     for _ in range(iterations):
         if tree.meta[0] >= capacity:
             break
-        copy_game(tmpl, 0, s, 0)
-        deal_hidden(s, 0, world, scratch)
+        copy_game(tmpl, GAME0, s, GAME0)
+        deal_hidden(s, GAME0, world, scratch)
         node = 0
         depth = 0
         while s.rnd[0] == 0 and depth < path.shape[0]:
@@ -141,7 +141,7 @@ def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation
                 ch = tree.sibling[ch]
             if chosen < 0:
                 break
-            apply_action(0, tree.action[chosen], s, c)
+            apply_action(GAME0, tree.action[chosen], s, c)
             tree.meta[1] += 1
             path[depth] = chosen
             depth += 1
@@ -149,8 +149,8 @@ def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation
             if n_untried > 0:
                 break
         if s.rnd[0] == 0:
-            tree.meta[1] += rollout(s, c, 0, policy, scratch.rs)
-        round_values(s, 0, c.n, valuation, vals)
+            tree.meta[1] += rollout(s, c, GAME0, policy, scratch.rs)
+        round_values(s, GAME0, c.n, valuation, vals)
         for d in range(depth):
             nd = path[d]
             tree.visits[nd] += 1.0

@@ -15,7 +15,7 @@ from agents.search.racing import BLOCK, FIRST, drop_settled
 from agents.search.rollout import rollout
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden
-from cf_env.vector import apply_action, copy_game, write_observation
+from cf_env.vector import GAME0, GAME1, apply_action, copy_game, write_observation
 
 __all__ = ["apply_rows", "observe_rows", "pimc", "pimc_block", "pimc_race", "prepare_worlds", "score_rows"]
 
@@ -28,13 +28,13 @@ def pimc(tmpl, s, c, actions, worlds, sums, counts, world, scratch, policy, valu
     steps = 0
     vals = scratch.vals
     for _ in range(worlds):
-        copy_game(tmpl, 0, s, 0)
-        deal_hidden(s, 0, world, scratch)
+        copy_game(tmpl, GAME0, s, GAME0)
+        deal_hidden(s, GAME0, world, scratch)
         for i in range(actions.shape[0]):
-            copy_game(s, 0, s, 1)
-            apply_action(1, actions[i], s, c)
-            steps += 1 + rollout(s, c, 1, policy, scratch.rs)
-            round_values(s, 1, c.n, valuation, vals)
+            copy_game(s, GAME0, s, GAME1)
+            apply_action(GAME1, actions[i], s, c)
+            steps += 1 + rollout(s, c, GAME1, policy, scratch.rs)
+            round_values(s, GAME1, c.n, valuation, vals)
             sums[i] += vals[0]
             counts[i] += 1
     return steps
@@ -47,7 +47,7 @@ def prepare_worlds(tmpl, s, c, actions, worlds, world, scratch):
     num = actions.shape[0]
     for w in range(worlds):
         base = w * num
-        copy_game(tmpl, 0, s, base)
+        copy_game(tmpl, GAME0, s, base)
         deal_hidden(s, base, world, scratch)
         for i in range(num - 1, -1, -1):  # the world's own game last: it is the others' source
             if i:
@@ -92,15 +92,15 @@ def pimc_block(tmpl, s, c, actions, active, first, count, values, world, scratch
     steps = 0
     vals = scratch.vals
     for w in range(first, first + count):
-        copy_game(tmpl, 0, s, 0)
-        deal_hidden(s, 0, world, scratch)
+        copy_game(tmpl, GAME0, s, GAME0)
+        deal_hidden(s, GAME0, world, scratch)
         for i in range(actions.shape[0]):
             if not active[i]:
                 continue
-            copy_game(s, 0, s, 1)
-            apply_action(1, actions[i], s, c)
-            steps += 1 + rollout(s, c, 1, policy, scratch.rs)
-            round_values(s, 1, c.n, valuation, vals)
+            copy_game(s, GAME0, s, GAME1)
+            apply_action(GAME1, actions[i], s, c)
+            steps += 1 + rollout(s, c, GAME1, policy, scratch.rs)
+            round_values(s, GAME1, c.n, valuation, vals)
             values[w, i] = vals[0]
     return steps
 
