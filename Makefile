@@ -6,7 +6,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-dev
 
 RUNS   ?= runs
+# make evaluate: 2000 games against 3 heuristic players (the lineup make train's goal is set on),
+# 1000 against 3 random and against 3 greedy ones
 EVAL_DEAL_SETS ?= 500
+BASELINE_DEAL_SETS ?= 250
 # e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
 # (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
 TRAIN_FLAGS ?=
@@ -47,8 +50,9 @@ train-ppo: $(STAMP)
 # the new network (1 seat) against three of each baseline, duplicate deals
 evaluate: $(STAMP)
 	@for opp in random greedy heuristic; do \
-	  echo "== $(RUNS)/$(RUN)/final.pt (1 seat) vs 3 x $$opp =="; \
-	  $(VENV)/bin/chickenfoot eval $(RUNS)/$(RUN)/final.pt $$opp --deal-sets $(EVAL_DEAL_SETS) --workers 2 \
+	  sets=$(BASELINE_DEAL_SETS); [ $$opp = heuristic ] && sets=$(EVAL_DEAL_SETS); \
+	  echo "== $(RUNS)/$(RUN)/final.pt (1 seat) vs 3 x $$opp, $$sets deal sets =="; \
+	  $(VENV)/bin/chickenfoot eval $(RUNS)/$(RUN)/final.pt $$opp --deal-sets $$sets --workers 2 \
 	    --json $(RUNS)/$(RUN)/eval_vs_$$opp.json || exit 1; \
 	done
 
