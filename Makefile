@@ -17,7 +17,7 @@ TRAIN_FLAGS ?=
 .PHONY: help setup lint test train train-ppo evaluate demo bench clean
 
 help:
-	@echo "make train  - set up .venv, distil the search into a network (configs/distill.yaml, ~12 min), evaluate against the baselines"
+	@echo "make train  - set up .venv, distil the search into a network (configs/distill.yaml, ~15 min from a fresh clone), evaluate against the baselines"
 	@echo "make train-ppo - the same with self-play PPO (configs/default.yaml, ~12.5 min)"
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make lint   - set up .venv and run ruff and mypy (configured in pyproject.toml)"
