@@ -381,6 +381,7 @@ class LuckCorrector:
         numbers: the difference between tiles is what counts); the game is played again from its
         deals on the batched engine's compiled kernels
         (:func:`training.luck_rollouts.replay_draw_rollouts`)."""
+        from agents.search.rollout import HEURISTIC
         from agents.search.spec import ROLLOUTS
         from training.luck_rollouts import replay_draw_rollouts
 
@@ -406,9 +407,8 @@ class LuckCorrector:
         deals = played.to_record()["deals"]
         engine.reset(deals=[deals, deals])
         rs[0] = np.uint64(rng.integers(1, 2**63))
-        heuristic = ROLLOUTS.index("heuristic")
-        kinds = np.array([ROLLOUTS.index(spec) if spec in ROLLOUTS else heuristic for spec in seats]
-                         if seats is not None else [heuristic] * n, np.int64)
+        kinds = np.array([ROLLOUTS.index(spec) if spec in ROLLOUTS else HEURISTIC for spec in seats]
+                         if seats is not None else [HEURISTIC] * n, np.int64)
         if len(kinds) != n:
             raise ConfigError(f"seats must name the agent at each of the {n} seats, got {list(seats or [])}")
         made = replay_draw_rollouts(engine.state, engine._consts, actions, k, self.draw_samples, kinds, policies, rs,
