@@ -51,6 +51,7 @@ from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 __all__ = ["GAME0", "GAME1", "Consts", "Offsets", "State", "VectorGame", "apply_action", "copy_game", "make_consts",
            "new_state", "observation_offsets", "random_legal_actions", "write_observation"]
 
+PARALLEL_MIN_GAMES = 64  # VectorGame steps this many games or more in numba's threads (smaller: one thread)
 MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision before the rules are refused
 ROLE_ARM, ROLE_TOE = int(Role.ARM), int(Role.TOE)
 # Arguments that compiled callers pass as constants, typed as numpy scalars: numba compiles a kernel
@@ -445,47 +446,83 @@ if numba is not None:
             for a in range(s.legal.shape[1]):
                 mask[b, a] = s.legal[b, a]
 
+    @njit(cache=True, inline="always")
+    def _step_game(b, actions, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards):
+        """Game ``b``'s decision ``actions[b]``, its step's flags and rewards cleared first."""
+        done[b] = 0
+        need_deals[b] = 0
+        for p in range(rewards.shape[1]):
+            rewards[b, p] = 0.0
+            reset_rewards[b, p] = 0.0
+        _apply(b, actions[b], s, c)
+        _publish(b, s, c, o, obs, mask, seat)
+
+    @njit(cache=True, inline="always")
+    def _reset_game(b, s, c, o, obs, mask, seat, done, need_deals, rnd, totals, rewards, reset_rewards):
+        """Game ``b`` from its first round (its deals are in place)."""
+        done[b] = 0
+        need_deals[b] = 0
+        rnd[b] = 0
+        for p in range(rewards.shape[1]):
+            totals[b, p] = 0
+            rewards[b, p] = 0.0
+            reset_rewards[b, p] = 0.0
+        q = _start_round(b, s, c)
+        _advance(b, q, s, c, IN_RESET)
+        _publish(b, s, c, o, obs, mask, seat)
+
+    @njit(cache=True, inline="always")
+    def _redeal_game(b, s, c, o, obs, mask, seat):
+        """A new game in slot ``b`` (a void one), from its fresh ``next_deals``."""
+        _new_game(b, s, c)
+        q = _start_round(b, s, c)
+        _advance(b, q, s, c, IN_RESET)
+        _publish(b, s, c, o, obs, mask, seat)
+
+    # Each kernel comes twice: over the games in numba's threads (prange), and in one thread for
+    # small batches (VectorGame's ``parallel``). On a fresh cache the threaded _step_kernel and
+    # _reset_kernel took 10.7 s and 9.1 s to compile, the one-thread ones 3.7 s and 3.1 s; and up to
+    # 16 games step 1.12-1.16x faster in one thread (benchmarks/vector.py --compare-threads). The
+    # per-game work is inlined into both. Arrays are taken out of the NamedTuple before a parallel
+    # loop: numba's parfor pass lost writes made through the tuple's attributes inside prange
+    # (rewards were left unzeroed).
     @njit(cache=True, parallel=True)
     def _step_kernel(actions, s, c, o, obs, mask, seat):
-        # arrays are taken out of the NamedTuple before the parallel loop: numba's parfor pass lost
-        # writes made through the tuple's attributes inside prange (rewards were left unzeroed)
         done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
         for i in prange(actions.shape[0]):
-            b = np.int64(i)  # prange's index is unsigned: one signature for the callees (see GAME0)
-            done[b] = 0
-            need_deals[b] = 0
-            for p in range(rewards.shape[1]):
-                rewards[b, p] = 0.0
-                reset_rewards[b, p] = 0.0
-            _apply(b, actions[b], s, c)
-            _publish(b, s, c, o, obs, mask, seat)
+            # prange's index is unsigned: one signature for the callees (see GAME0)
+            _step_game(np.int64(i), actions, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards)
+
+    @njit(cache=True)
+    def _step_serial(actions, s, c, o, obs, mask, seat):
+        done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
+        for b in range(actions.shape[0]):
+            _step_game(b, actions, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards)
 
     @njit(cache=True, parallel=True)
     def _redeal_kernel(games, s, c, o, obs, mask, seat):
         """Start a new game in each of ``games`` (void games, from their fresh ``next_deals``)."""
         for i in prange(games.shape[0]):
-            b = games[i]
-            _new_game(b, s, c)
-            q = _start_round(b, s, c)
-            _advance(b, q, s, c, IN_RESET)
-            _publish(b, s, c, o, obs, mask, seat)
+            _redeal_game(games[i], s, c, o, obs, mask, seat)
+
+    @njit(cache=True)
+    def _redeal_serial(games, s, c, o, obs, mask, seat):
+        for i in range(games.shape[0]):
+            _redeal_game(games[i], s, c, o, obs, mask, seat)
 
     @njit(cache=True, parallel=True)
     def _reset_kernel(s, c, o, obs, mask, seat):
-        done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals  # outside prange: see _step_kernel
+        done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals
         rewards, reset_rewards = s.rewards, s.reset_rewards
         for i in prange(obs.shape[0]):
-            b = np.int64(i)
-            done[b] = 0
-            need_deals[b] = 0
-            rnd[b] = 0
-            for p in range(rewards.shape[1]):
-                totals[b, p] = 0
-                rewards[b, p] = 0.0
-                reset_rewards[b, p] = 0.0
-            q = _start_round(b, s, c)
-            _advance(b, q, s, c, IN_RESET)
-            _publish(b, s, c, o, obs, mask, seat)
+            _reset_game(np.int64(i), s, c, o, obs, mask, seat, done, need_deals, rnd, totals, rewards, reset_rewards)
+
+    @njit(cache=True)
+    def _reset_serial(s, c, o, obs, mask, seat):
+        done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals
+        rewards, reset_rewards = s.rewards, s.reset_rewards
+        for b in range(obs.shape[0]):
+            _reset_game(b, s, c, o, obs, mask, seat, done, need_deals, rnd, totals, rewards, reset_rewards)
 
 
 if numba is not None:
@@ -559,7 +596,13 @@ def new_state(c: Consts, num_games: int) -> State:
 
 class VectorGame:
     """``num_games`` games of ``config`` in lockstep (see the module docstring). Each field of
-    :class:`State` is an attribute, ``(num_games, ...)`` arrays updated in place."""
+    :class:`State` is an attribute, ``(num_games, ...)`` arrays updated in place.
+
+    ``parallel``: step the games in numba's threads (``True``) or in one (``False``); by default
+    threads from :data:`PARALLEL_MIN_GAMES` games. Both play the same games bit for bit. Threads
+    pay from about 32 games (1.22x the decisions/s at 64 games, 1.63x at 1024 on 2 cores); below
+    that one thread is faster, and a process that steps a few games (a label collection's 8-16)
+    never compiles the threaded kernels (13 s less on a fresh cache)."""
 
     hand: np.ndarray
     count: np.ndarray
@@ -591,7 +634,8 @@ class VectorGame:
 
 
     def __init__(self, config: RulesConfig | None = None, num_games: int = 1024, reward: str = "win",
-                 points_scale: float = 100.0, seed: int | np.random.Generator | None = None) -> None:
+                 points_scale: float = 100.0, seed: int | np.random.Generator | None = None,
+                 parallel: bool | None = None) -> None:
         if numba is None:
             raise ImportError("cf_env.vector needs numba: pip install numba")
         cfg = config if config is not None else RulesConfig()
@@ -601,7 +645,13 @@ class VectorGame:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if isinstance(points_scale, bool) or not isinstance(points_scale, (int, float)) or points_scale <= 0:
             raise ConfigError(f"points_scale must be a positive number, got {points_scale!r}")
+        if parallel is not None and not isinstance(parallel, bool):
+            raise ConfigError(f"parallel must be True, False or None (by the number of games), got {parallel!r}")
         self.config = cfg
+        #: whether the games are stepped in numba's threads; by default from PARALLEL_MIN_GAMES games
+        self.parallel = num_games >= PARALLEL_MIN_GAMES if parallel is None else parallel
+        self._step_k, self._reset_k, self._redeal_k = ((_step_kernel, _reset_kernel, _redeal_kernel) if self.parallel
+                                                        else (_step_serial, _reset_serial, _redeal_serial))
         self.num_games = b = num_games
         self.reward_mode = reward
         self.points_scale = float(points_scale)
@@ -653,7 +703,7 @@ class VectorGame:
                         hands, bone = parsed
                         self.deals[g, r] = [tile for hand in hands for tile in hand] + list(bone)
         self.void_games[:] = 0
-        _reset_kernel(self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
+        self._reset_k(self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
         self._refill_deals()
         self._redeal_void()
         self._ready = True
@@ -672,7 +722,7 @@ class VectorGame:
             if not void.size:
                 return
             self.void_games[void] += 1
-            _redeal_kernel(void, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
+            self._redeal_k(void, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
             self._refill_deals()
         raise ConfigError(f"{MAX_VOID_DEALS} deals in a row ended before anyone could decide; these rules "
                           f"({self.config}) leave nothing to play")
@@ -693,7 +743,7 @@ class VectorGame:
             bad = np.flatnonzero(~ok)[:5]
             raise IllegalActionError(
                 f"illegal actions in games {bad.tolist()} (actions {actions[bad].tolist()}); nothing was changed")
-        _step_kernel(actions, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
+        self._step_k(actions, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
         self._refill_deals()
         self._redeal_void()
         return self._obs, self._mask, self._seat, self.rewards, self.done.astype(bool)

@@ -95,6 +95,42 @@ def test_auto_reset_and_seeding_are_deterministic():
     assert not np.array_equal(oa, oc)
 
 
+@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[2], CONFIGS[4], CONFIGS[7],
+                                    RulesConfig(max_pip=1, num_players=2, hand_size=1, rounds=1, center_arms=1)],
+                         ids=lambda c: f"p{c.num_players}d{c.max_pip}h{c.hand_size}")
+def test_threaded_and_one_thread_kernels_play_the_same_games(config):
+    # the last rules void some deals (1-tile hands), so the redeal kernels are compared too
+    def run(parallel):
+        vg = VectorGame(config, num_games=24, reward="relative", seed=5, parallel=parallel)
+        assert vg.parallel is parallel
+        obs, mask, seat = vg.reset()
+        rng = np.random.default_rng(5)
+        trace = [(obs.copy(), mask.copy(), seat.copy())]
+        for _ in range(250):
+            obs, mask, seat, rewards, done = vg.step(random_legal_actions(mask, rng))
+            trace.append((obs.copy(), mask.copy(), seat.copy(), rewards.copy(), done.copy(),
+                          vg.final_totals.copy(), vg.reset_rewards.copy()))
+        return trace, vg.void_games.copy()
+
+    (threaded, void_t), (serial, void_s) = run(True), run(False)
+    np.testing.assert_array_equal(void_t, void_s)
+    for a, b in zip(threaded, serial):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_threads_are_chosen_by_the_number_of_games_unless_asked():
+    from cf_env.engine.errors import ConfigError
+    from cf_env.vector import PARALLEL_MIN_GAMES
+
+    assert not VectorGame(num_games=PARALLEL_MIN_GAMES - 1).parallel
+    assert VectorGame(num_games=PARALLEL_MIN_GAMES).parallel
+    assert VectorGame(num_games=4, parallel=True).parallel
+    assert not VectorGame(num_games=4096, parallel=False).parallel
+    with pytest.raises(ConfigError, match="parallel"):
+        VectorGame(num_games=4, parallel="yes")
+
+
 def test_illegal_actions_are_rejected_and_change_nothing():
     vg = VectorGame(RulesConfig(), num_games=4, seed=0)
     with pytest.raises(ResetNeededError, match="reset"):
