@@ -194,7 +194,7 @@ def score_plays(obs, plays, out, tables):  # pragma: no cover - compiled
            pend_value, plays, out, tables, np.zeros(k), np.zeros(k, dtype=np.bool_), np.zeros(t_count, np.int64))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def score_plays_state(s, b, plays, out, tables, held, opp_lack, next_lack, open_after,
                       mine):  # pragma: no cover - compiled
     """:func:`score_plays` for the current player of game ``b`` of a batched-engine state
@@ -221,7 +221,7 @@ def score_plays_state(s, b, plays, out, tables, held, opp_lack, next_lack, open_
            open_after, mine)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _score(hand, opp_lack, next_lack, ends, pend_count, pend_value, plays, out, tables, held, open_after,
            mine):  # pragma: no cover - compiled
     """The heuristic's formula, written once: ``hand`` (T,) nonzero where held, ``opp_lack`` (K,)

@@ -48,8 +48,8 @@ from cf_env.engine.game import TOES_PER_DOUBLE
 from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
-__all__ = ["GAME0", "GAME1", "Consts", "Offsets", "State", "VectorGame", "apply_action", "copy_game", "make_consts",
-           "new_state", "observation_offsets", "random_legal_actions", "write_observation"]
+__all__ = ["GAME0", "GAME1", "Consts", "Offsets", "State", "VectorGame", "apply_action", "apply_action_inline", "copy_game",
+           "make_consts", "new_state", "observation_offsets", "random_legal_actions", "write_observation"]
 
 PARALLEL_MIN_GAMES = 64  # VectorGame steps this many games or more in numba's threads (smaller: one thread)
 MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision before the rules are refused
@@ -286,10 +286,11 @@ if numba is not None:
         s.rnd[b] = 0
         s.need_deals[b] = 1
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _advance(b, q, s, c, in_reset):
         """Hand the decision to ``q`` (or end the round when ``q`` is -1 / nobody can play),
-        starting rounds and games as needed; fills ``legal[b]``."""
+        starting rounds and games as needed; fills ``legal[b]``. Inlined into :func:`_apply`;
+        :func:`_advance_call` is the call."""
         legal = s.legal
         kk = c.k * c.k
         setting_up = in_reset
@@ -327,12 +328,18 @@ if numba is not None:
         s.cur[b] = q
         s.drawn[b] = -1
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _apply(b, a, s, c):
+        """Game ``b``'s current player takes action ``a`` (unchecked): R8-R13, then the turn moves
+        on (:func:`_advance`) unless the player drew a tile it may play or must draw again (R12).
+        Inlined into its callers (``apply_action_inline``; :func:`_apply_call` is the call): as a
+        call, passing the State's two dozen arrays field by field was about half a heuristic
+        rollout step's time."""
         k, n = c.k, c.n
         kk = k * k
         legal = s.legal
         p = s.cur[b]
+        q = (p + 1) % n  # who decides next; NOBODY ends the round
         if a < kk:  # R8-R10
             m = a // k
             x = a % k
@@ -352,9 +359,7 @@ if numba is not None:
                 s.ends[b, x] += 1
             s.count[b, p] -= 1
             if s.count[b, p] == 0:
-                _advance(b, NOBODY, s, c, NOT_RESET)
-            else:
-                _advance(b, (p + 1) % n, s, c, NOT_RESET)
+                q = NOBODY
         elif a == kk:  # R12 draw
             t = s.bone[b, s.bone_pos[b]]
             s.bone_pos[b] += 1
@@ -366,7 +371,7 @@ if numba is not None:
             s.draws[b, p] += 1
             lo = c.tile_lo[t]
             hi = c.tile_hi[t]
-            if ((vals >> lo) & 1) or ((vals >> hi) & 1):
+            if ((vals >> lo) & 1) or ((vals >> hi) & 1):  # the drawn tile plays now, or is kept (pass)
                 for i in range(legal.shape[1]):
                     legal[b, i] = 0
                 if (vals >> lo) & 1:
@@ -375,18 +380,30 @@ if numba is not None:
                     legal[b, hi * k + lo] = 1
                 legal[b, kk + 1] = 1
                 s.drawn[b] = t
-            elif c.until and s.bone_pos[b] < c.t_count:
+                return
+            if c.until and s.bone_pos[b] < c.t_count:  # draw again
                 for i in range(legal.shape[1]):
                     legal[b, i] = 0
                 legal[b, kk] = 1
-            else:
-                _advance(b, (p + 1) % n, s, c, NOT_RESET)
+                return
         else:  # pass: keep the drawn tile (R12) or nothing to play (R13)
             if s.drawn[b] < 0:
                 vals = _open_values(s, b)
                 s.unmatched[b, p] = vals
                 _fail(b, p, vals, s, c)
-            _advance(b, (p + 1) % n, s, c, NOT_RESET)
+        _advance(b, q, s, c, NOT_RESET)
+
+    @njit(cache=True)
+    def _apply_call(b, a, s, c):
+        """:func:`_apply` as a compiled call: for the VectorGame kernels (numba's parfor pass loses
+        writes made through the State's attributes once they are inlined into a prange loop) and
+        for callers that decide now and then (once per world)."""
+        _apply(b, a, s, c)
+
+    @njit(cache=True)
+    def _advance_call(b, q, s, c, in_reset):
+        """:func:`_advance` as a compiled call, for the resets (see :func:`_apply_call`)."""
+        _advance(b, q, s, c, in_reset)
 
     @njit(cache=True, inline="always")
     def _fail(b, p, vals, s, c):
@@ -454,7 +471,7 @@ if numba is not None:
         for p in range(rewards.shape[1]):
             rewards[b, p] = 0.0
             reset_rewards[b, p] = 0.0
-        _apply(b, actions[b], s, c)
+        _apply_call(b, actions[b], s, c)
         _publish(b, s, c, o, obs, mask, seat)
 
     @njit(cache=True, inline="always")
@@ -468,7 +485,7 @@ if numba is not None:
             rewards[b, p] = 0.0
             reset_rewards[b, p] = 0.0
         q = _start_round(b, s, c)
-        _advance(b, q, s, c, IN_RESET)
+        _advance_call(b, q, s, c, IN_RESET)
         _publish(b, s, c, o, obs, mask, seat)
 
     @njit(cache=True, inline="always")
@@ -476,7 +493,7 @@ if numba is not None:
         """A new game in slot ``b`` (a void one), from its fresh ``next_deals``."""
         _new_game(b, s, c)
         q = _start_round(b, s, c)
-        _advance(b, q, s, c, IN_RESET)
+        _advance_call(b, q, s, c, IN_RESET)
         _publish(b, s, c, o, obs, mask, seat)
 
     # Each kernel comes twice: over the games in numba's threads (prange), and in one thread for
@@ -530,7 +547,12 @@ if numba is not None:
     # game ``b`` by its current player, ``apply_action(b, action, state, consts)``, and game ``b``'s
     # observation from its current player's seat into row ``b`` of ``obs``,
     # ``write_observation(b, state, consts, offsets, obs)``. Neither checks legality.
-    apply_action = _apply
+    # ``apply_action_inline`` is the same decision inlined into its caller, for a loop that does
+    # little else (a rollout): a compiled call passes the State's arrays field by field, and that
+    # was half of a heuristic rollout's time; each caller compiles its own copy, so calls made now
+    # and then (once per world) use ``apply_action``.
+    apply_action = _apply_call
+    apply_action_inline = _apply
     write_observation = _write_obs
 
     @njit(cache=True)

@@ -22,7 +22,7 @@ from numba import njit
 
 from agents.search.rollout import choose
 from agents.search.worlds import randint
-from cf_env.vector import GAME0, GAME1, apply_action, copy_game
+from cf_env.vector import GAME0, GAME1, apply_action, apply_action_inline, copy_game
 
 __all__ = ["option_points", "replay_draw_rollouts"]
 
@@ -68,7 +68,7 @@ def option_points(src, b, dst, w, c, options, rollouts, kinds, policies, rs, poi
             for _ in range(1 << 20):  # every round ends
                 if dst.rnd[w] != r or dst.done[w]:
                     break
-                apply_action(w, choose(dst, c, w, policies[kinds[dst.cur[w]]], rs), dst, c)
+                apply_action_inline(w, choose(dst, c, w, policies[kinds[dst.cur[w]]], rs), dst, c)
             if dst.done[w]:
                 winners = 0
                 for p in range(n):

@@ -18,7 +18,7 @@ from numba import njit
 from agents.baselines import HeuristicTables, score_plays_state
 from agents.search.spec import ROLLOUTS
 from agents.search.worlds import randint
-from cf_env.vector import apply_action
+from cf_env.vector import apply_action_inline
 
 __all__ = ["GREEDY", "HEURISTIC", "RANDOM", "RolloutPolicy", "choose", "new_policy", "rollout"]
 
@@ -86,6 +86,6 @@ def rollout(s, c, b, policy, rs):
         if s.rnd[b] != 0:
             break
         a = choose(s, c, b, policy, rs)
-        apply_action(b, a, s, c)
+        apply_action_inline(b, a, s, c)
         steps += 1
     return steps
