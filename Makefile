@@ -24,10 +24,17 @@ help:
 	@echo "make demo   - set up .venv and print one seeded game between random players"
 	@echo "make bench  - engine, env, search, OpenSpiel, evaluation and luck-correction benchmarks (JSON)"
 
+# The core dependencies (numpy, numba; no torch) go in first, so that the numba kernels can compile
+# and cache (agents/precompile.py, about a minute and a half) on the core pip leaves idle while it
+# installs torch and the extras: a fresh checkout's label workers, evaluations and tests then start
+# with them compiled. A failed precompile only means they compile on first use, as before.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q torch==2.13.0
-	$(PY) -m pip install --disable-pip-version-check -q -e '.[dev]'
+	$(PY) -m pip install --disable-pip-version-check -q -e .
+	$(PY) -m agents.precompile > $(VENV)/precompile.log 2>&1 & \
+	$(PY) -m pip install --disable-pip-version-check -q torch==2.13.0 && \
+	$(PY) -m pip install --disable-pip-version-check -q -e '.[dev]' && \
+	{ wait $$! && cat $(VENV)/precompile.log || echo "precompile failed ($(VENV)/precompile.log): the kernels compile on first use"; }
 	touch $(STAMP)
 
 setup: $(STAMP)
