@@ -17,12 +17,13 @@ TRAIN_FLAGS ?=
 .PHONY: help setup lint test train train-ppo evaluate demo bench clean
 
 help:
-	@echo "make train  - set up .venv, distil the search into a network (configs/distill.yaml, ~15 min from a fresh clone), evaluate against the baselines"
+	@echo "make train  - set up .venv, distil the search into a network (configs/distill.yaml, ~12 min from a fresh clone), evaluate against the baselines"
 	@echo "make train-ppo - the same with self-play PPO (configs/default.yaml, ~12.5 min)"
 	@echo "make test   - set up .venv and run the test suite"
 	@echo "make lint   - set up .venv and run ruff and mypy (configured in pyproject.toml)"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
 	@echo "make bench  - engine, env, search, OpenSpiel, evaluation and luck-correction benchmarks (JSON)"
+	@echo "make clean  - remove .venv, caches and numba's compiled kernels"
 
 # The core dependencies (numpy, numba; no torch) go in first, so that the numba kernels can compile
 # and cache (agents/precompile.py, about a minute and a half) on the core pip leaves idle while it
@@ -74,5 +75,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/eval_workers.py --runs 1 --deal-sets 40
 	$(PY) benchmarks/luck.py --lineups network,heuristic --deal-sets 50
 
+# numba's cached kernels (__pycache__/*.nbi, *.nbc) go too: numba checks only the timestamp of a
+# kernel's own file, so a cached search kernel keeps the engine code it was compiled with after
+# cf_env/vector.py changes
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	find cf_env agents training chickenfoot -name '*.nb[ic]' -delete
