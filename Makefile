@@ -26,7 +26,7 @@ help:
 	@echo "make clean  - remove .venv, caches and numba's compiled kernels"
 
 # The core dependencies (numpy, numba; no torch) go in first, so that the numba kernels can compile
-# and cache (agents/precompile.py, about a minute and a half) on the core pip leaves idle while it
+# and cache (agents/precompile.py, about a minute) on the core pip leaves idle while it
 # installs torch and the extras: a fresh checkout's label workers, evaluations and tests then start
 # with them compiled. A failed precompile only means they compile on first use, as before.
 $(STAMP): pyproject.toml
