@@ -58,14 +58,23 @@ from training.run import load_weights
 __all__ = ["DistillConfig", "agreement", "distill_run", "fit", "imitate", "learning_curve", "split_labels"]
 
 
-def split_labels(folder: str | Path, holdout: float = 0.1,
+def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1,
                  limit: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The training labels (the first ``limit`` of the shards before the held-out ones) and the
-    held-out labels (the last ``holdout`` fraction of the shards, at least one)."""
-    paths = shard_paths(folder)
-    if len(paths) < 2:
-        raise ConfigError(f"{folder}: {len(paths)} label shard(s); held-out agreement needs at least 2")
-    held = max(1, int(round(len(paths) * holdout)))
+    held-out labels (the last ``holdout`` fraction of the last folder's shards, at least one).
+
+    ``folder`` may be several collections of one rule set (say a heuristic-played one and DAgger
+    rounds played by networks fitted to it): their shards are read in the order given."""
+    folders = [Path(folder)] if isinstance(folder, (str, Path)) else [Path(f) for f in folder]
+    if not folders:
+        raise ConfigError("no label folders given")
+    _rules(folders)  # one rule set
+    last = shard_paths(folders[-1])
+    paths = [p for f in folders[:-1] for p in shard_paths(f)] + last
+    if len(paths) < 2 or not last:
+        raise ConfigError(f"{', '.join(map(str, folders))}: {len(paths)} label shard(s), {len(last)} in the last "
+                          f"folder; held-out agreement needs at least 2, one of them in the last folder")
+    held = max(1, int(round(len(last) * holdout)))
     train_paths, test_paths = paths[:-held], paths[-held:]
 
     def read(selected: list[Path], cap: int | None) -> dict[str, np.ndarray]:
@@ -83,9 +92,20 @@ def split_labels(folder: str | Path, holdout: float = 0.1,
     return read(train_paths, limit), read(test_paths, None)
 
 
-def _rules(labels_folder: str | Path) -> RulesConfig:
-    meta = Path(labels_folder) / "collection.json"
-    return RulesConfig.from_dict(json.loads(meta.read_text())["rules"])
+def _rules(folders: str | Path | Sequence[str | Path]) -> RulesConfig:
+    """The rules of one or more label folders (their ``collection.json``); a
+    :class:`~cf_env.ConfigError` when a folder is not a collection or they differ."""
+    paths = [Path(folders)] if isinstance(folders, (str, Path)) else [Path(f) for f in folders]
+    found: list[RulesConfig] = []
+    for path in paths:
+        meta = path / "collection.json"
+        if not meta.is_file():
+            raise ConfigError(f"{path} is not a label collection (no collection.json): "
+                              f"make one with python -m training.labels collect --out {path}")
+        found.append(RulesConfig.from_dict(json.loads(meta.read_text())["rules"]))
+    if any(rules != found[0] for rules in found[1:]):
+        raise ConfigError(f"label folders of different rules: {', '.join(map(str, paths))}")
+    return found[0]
 
 
 def _initial_model(init: str | ActorCritic | None, config: RulesConfig, hidden: Sequence[int]) -> ActorCritic:
@@ -204,13 +224,13 @@ def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: 
             "mean_points": r.mean_points}
 
 
-def learning_curve(folder: str | Path, sizes: Sequence[int], temperature: float, init: str | None,
+def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[int], temperature: float, init: str | None,
                    deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
                    progress: bool = True, holdout: float = 0.1, learning_rate: float = 3e-4,
                    hidden: Sequence[int] = (256, 256)) -> list[dict[str, Any]]:
     """One network per label count in ``sizes`` (the first that many labels), each measured on
-    the held-out labels (the last ``holdout`` of the shards) and as 1 vs 3 ``opponent`` over
-    ``deal_sets`` deal sets."""
+    the held-out labels (:func:`split_labels`: the last ``holdout`` of the (last) folder's shards) and
+    as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets."""
     config = _rules(folder)
     rows = []
     for size in sizes:
@@ -285,6 +305,11 @@ class DistillConfig(RunConfig):
         init_checkpoint (empty: from scratch; not with imitate), temperature (0: the teacher's choice; else a
             softmax over its values), epochs, learning_rate (annealed to 0), minibatch, vf_coef,
             holdout (the last shards' share kept out for the agreement), torch_threads.
+    DAgger rounds (:func:`distill_run`)
+        dagger_rounds: after the first fit, this many rounds in which the latest network plays the
+            labelled seats instead of ``behaviour`` (its own states, labelled by the same teacher)
+            for ``dagger_minutes`` (empty: collect_minutes; at most max_shards shards), then a
+            network is fitted again, from the same start, to every label so far. 0: none.
     Evaluation
         eval_deal_sets per opponent in eval_opponents, 1 vs the rest (0 = none).
     """
@@ -310,6 +335,8 @@ class DistillConfig(RunConfig):
     vf_coef: NonNegativeFloat = 0.5
     holdout: Probability = 0.05
     torch_threads: PositiveInt = 2
+    dagger_rounds: NonNegativeInt = 0
+    dagger_minutes: NonNegativeFloat | None = None
     eval_deal_sets: NonNegativeInt = 25
     eval_opponents: list[str] = Field(default_factory=lambda: ["heuristic"])
 
@@ -345,8 +372,17 @@ class DistillConfig(RunConfig):
 
 
 def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict:
-    """Collect labels (resuming the run folder's shards with ``resume``), fit, save ``final.pt``,
-    evaluate; returns the summary (also written to ``summary.json`` in the run folder)."""
+    """Collect labels, fit, then ``dagger_rounds`` times collect the latest network's own
+    decisions and fit again to every label; save ``final.pt`` and evaluate it. Returns the summary
+    (also written to ``summary.json`` in the run folder).
+
+    The run folder holds ``labels/`` (played by ``behaviour``), ``labels-dagger-K/`` (played by
+    ``round-{K-1}.pt``) and each stage's network ``round-K.pt``. Every fit starts from the same
+    network (the imitation warm start, a checkpoint or scratch) and holds out the same shards, the
+    last ``holdout`` of ``labels/``, so the stages' agreements compare. ``resume`` keeps every
+    label: it collects on in the last stage that has labels (the stages before it are kept as
+    they are) and fits from there."""
+    import copy
     import shutil
 
     torch.set_num_threads(cfg.torch_threads)
@@ -358,25 +394,44 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
     config = cfg.rules_config
-    settings = collection_settings(cfg.behaviour, cfg.teacher, cfg.opponents, config, cfg.seed, cfg.shard_games,
-                                   cfg.self_play_prob, cfg.slots)
-    collected = collect_shards(folder / "labels", settings, cfg.max_shards, cfg.workers, cfg.collect_minutes,
-                               progress=progress, address=cfg.address)
-    train, test = split_labels(folder / "labels", cfg.holdout)
-    init: str | ActorCritic | None = cfg.init_checkpoint or None
+    stages = [folder / "labels"] + [folder / f"labels-dagger-{k}" for k in range(1, cfg.dagger_rounds + 1)]
+    networks = [folder / f"round-{k}.pt" for k in range(len(stages))]
+    first = max((k for k, f in enumerate(stages) if shard_paths(f)), default=0) if resume else 0
+    if first and not networks[first - 1].exists():
+        first -= 1  # the network that played the last stage is gone: its stage is fitted again
+    start: ActorCritic | str | None = cfg.init_checkpoint or None
     warm: dict[str, Any] = {}
     if cfg.imitate:
-        init, warm = imitate(cfg.imitate, config, cfg.imitation_games, cfg.imitation_epochs, cfg.hidden, cfg.seed,
-                             progress=progress)
-        warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(init, test)}
-    model, stats = fit(train, config, init=init, temperature=cfg.temperature,
-                       epochs=cfg.epochs, learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
-                       vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=progress)
+        start, warm = imitate(cfg.imitate, config, cfg.imitation_games, cfg.imitation_epochs, cfg.hidden, cfg.seed,
+                              progress=progress)
+        warm = {k: v for k, v in warm.items() if k != "history"}
+    rounds: list[dict[str, Any]] = []
+    model: ActorCritic | None = None
+    stats: dict[str, Any] = {}
+    for k in range(first, len(stages)):
+        behaviour = cfg.behaviour if k == 0 else str(networks[k - 1].resolve())
+        minutes = cfg.collect_minutes if k == 0 or cfg.dagger_minutes is None else cfg.dagger_minutes
+        settings = collection_settings(behaviour, cfg.teacher, cfg.opponents, config, cfg.seed + k, cfg.shard_games,
+                                       cfg.self_play_prob, cfg.slots)
+        collected = collect_shards(stages[k], settings, cfg.max_shards, cfg.workers, minutes, progress=progress,
+                                   address=cfg.address)
+        train, test = split_labels(stages[1:k + 1] + stages[:1], cfg.holdout)
+        init = copy.deepcopy(start) if isinstance(start, ActorCritic) else start
+        if isinstance(init, ActorCritic) and cfg.imitate and "test_agreement" not in warm:
+            warm["test_agreement"] = agreement(init, test)
+        model, stats = fit(train, config, init=init, temperature=cfg.temperature, epochs=cfg.epochs,
+                           learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
+                           vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=progress)
+        save_model(model, config, networks[k], {**stats, "imitation": warm, "config": cfg.to_dict(), "round": k})
+        rounds.append({"round": k, "behaviour": behaviour, "collection": collected, "labels": len(train["ret"]),
+                       "test_agreement": stats["history"][-1].get("test_agreement")})
+    assert model is not None
     final = save_model(model, config, folder / "final.pt", {**stats, "imitation": warm, "config": cfg.to_dict()})
     evaluation = {f"win_rate_vs_{opp}": strength(model, config, opp, cfg.eval_deal_sets, cfg.seed)
                   for opp in cfg.eval_opponents} if cfg.eval_deal_sets else {}
-    summary = {"final": str(final), "labels": len(train["ret"]), "test_labels": len(test["ret"]),
-               "collection": collected, "imitation": warm, "fit": stats, "eval": evaluation}
+    summary = {"final": str(final), "labels": rounds[-1]["labels"], "test_labels": len(test["ret"]),
+               "collection": rounds[-1]["collection"], "imitation": warm, "fit": stats, "rounds": rounds,
+               "eval": evaluation}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary
 
@@ -389,7 +444,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     for name in ("fit", "curve"):
         p = sub.add_parser(name)
-        p.add_argument("--labels", required=True, help="a folder of training.labels shards")
+        p.add_argument("--labels", required=True, nargs="+",
+                       help="folders of training.labels shards, one rule set (read in this order; the held-out "
+                            "shards are the last folder's)")
         p.add_argument("--temperature", type=float, default=0.02, help="0: the teacher's choice; else softmax(q/T)")
         p.add_argument("--init", default=None, help="start from this checkpoint (zoo:NAME or a path); default scratch")
         p.add_argument("--epochs", type=int, default=4)
@@ -398,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 heuristic")
         p.add_argument("--torch-threads", type=int, default=1)
-        p.add_argument("--holdout", type=float, default=0.1, help="the last shards' share kept out (agreement)")
+        p.add_argument("--holdout", type=float, default=0.1, help="the last folder's last shards' share kept out (agreement)")
         p.add_argument("--no-progress", action="store_true")
     sub.choices["fit"].add_argument("--limit", type=int, default=None, help="the first N training labels")
     sub.choices["fit"].add_argument("--imitate", default=None,

@@ -166,6 +166,56 @@ def test_the_distill_command_collects_fits_evaluates_and_resumes(tmp_path):
     assert json.loads(resumed.output[resumed.output.index("{"):])["collection"]["games"] == 0
 
 
+def test_labels_from_several_folders_hold_out_the_last_ones_shards(tmp_path):
+    heuristic = labels.collection_settings("heuristic", TEACHER, ["random"], TINY, seed=7, shard_games=2, slots=2)
+    labels.collect_shards(tmp_path / "a", heuristic, 2, progress=False)
+    labels.collect_shards(tmp_path / "b", {**heuristic, "seed": 8}, 2, progress=False)
+    train, test = distill.split_labels([tmp_path / "a", tmp_path / "b"], holdout=0.5)
+    shards = labels.shard_paths(tmp_path / "a") + labels.shard_paths(tmp_path / "b")
+    rows = [np.load(p)["obs"] for p in shards]
+    assert np.array_equal(train["obs"], np.concatenate(rows[:3])) and np.array_equal(test["obs"], rows[3])
+    alone = distill.split_labels(tmp_path / "a", holdout=0.5)  # one folder: as before
+    assert np.array_equal(alone[1]["obs"], rows[1])
+    other = labels.collection_settings("heuristic", TEACHER, ["random"], RulesConfig(num_players=2, max_pip=4,
+                                                                                      hand_size=4, rounds=1), seed=7)
+    labels.collect_shards(tmp_path / "c", {**other, "shard_games": 1}, 1, progress=False)
+    with pytest.raises(ConfigError, match="different rules"):
+        distill.split_labels([tmp_path / "a", tmp_path / "c"])
+    with pytest.raises(ConfigError, match="not a label collection"):
+        distill.split_labels([tmp_path / "a", tmp_path / "nothing"])
+
+
+@pytest.mark.slow
+def test_dagger_rounds_label_the_latest_networks_games_and_refit_on_every_label(tmp_path):
+    import torch
+
+    cfg = distill.DistillConfig(run_name="dagger", runs_dir=str(tmp_path), rules=TINY.to_dict(),
+                                teacher="search:ms=0:sims=16:race=2", workers=1, collect_minutes=0, max_shards=2,
+                                shard_games=2, slots=2, hidden=[32, 32], epochs=2, imitate="heuristic",
+                                imitation_games=6, imitation_epochs=1, holdout=0.5, torch_threads=1,
+                                eval_deal_sets=1, eval_opponents=["greedy"], dagger_rounds=2)
+    summary = distill.distill_run(cfg, progress=False)
+    run = tmp_path / "dagger"
+    assert [r["round"] for r in summary["rounds"]] == [0, 1, 2]
+    for k in (1, 2):  # each round is played by the network fitted in the round before it
+        played_by = json.loads((run / f"labels-dagger-{k}" / "collection.json").read_text())["student"]
+        assert played_by == str((run / f"round-{k - 1}.pt").resolve())
+        assert len(labels.shard_paths(run / f"labels-dagger-{k}")) == 2
+    counts = [r["labels"] for r in summary["rounds"]]
+    assert counts[0] < counts[1] < counts[2] == summary["labels"]  # every label so far, less the held-out shard
+    held = labels.shard_paths(run / "labels")[-1]
+    assert summary["test_labels"] == len(np.load(held)["ret"])  # the same held-out shard every round
+    final, last = (torch.load(run / name, weights_only=False)["model"] for name in ("final.pt", "round-2.pt"))
+    assert all(torch.equal(final[k], last[k]) for k in final)
+    assert 0 <= summary["eval"]["win_rate_vs_greedy"]["win_rate"] <= 1
+    # resume collects on in the last stage only: the earlier stages' labels and networks stay
+    stamps = {p: p.stat().st_mtime_ns for p in [*run.glob("labels*/shard_*.npz"), run / "round-0.pt", run / "round-1.pt"]}
+    again = distill.distill_run(cfg, resume=True, progress=False)
+    assert [r["round"] for r in again["rounds"]] == [2] and again["collection"]["games"] == 0
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+    assert again["labels"] == summary["labels"]
+
+
 @pytest.mark.parametrize("key, value, message", [
     ("teacher", "heuristic", "must be a search spec"),
     ("teacher", "search:algo=ismcts:ms=0:sims=8", "algo=pimc"),
