@@ -167,7 +167,8 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
 def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
             collect_minutes: float | None, workers: int | None, address: str | None, no_progress: bool) -> None:
     """Distil the search into a network: label decisions with the throughput teacher (games in
-    lockstep, racing PIMC) for a time budget, then fit a network to the labels; writes the label
+    lockstep, racing PIMC) for a time budget, then fit a network to the labels (with dagger_rounds,
+    then label the network's own decisions and fit again, round by round); writes the label
     shards, final.pt and summary.json."""
     from training.distill import DistillConfig, distill_run
 
