@@ -20,7 +20,7 @@ from numba import njit
 from agents.search.rollout import rollout
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden, randint
-from cf_env.vector import GAME0, apply_action, copy_game
+from cf_env.vector import GAME0, apply_action, copy_game, njit_unrefcounted
 
 __all__ = ["MAX_DEPTH", "TREE_NODES", "Tree", "ismcts", "new_tree", "reset_tree", "root_visits"]
 
@@ -89,7 +89,7 @@ def _expand(tree, node, a, p):
     return new
 
 
-@njit(cache=True)
+@njit_unrefcounted(cache=True)
 def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation):
     """``iterations`` SO-ISMCTS iterations on ``tree`` over worlds sampled from ``world`` (the
     public state is game 0 of ``tmpl``). Returns how many ran (fewer when the tree is full)."""

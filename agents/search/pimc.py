@@ -15,12 +15,12 @@ from agents.search.racing import BLOCK, FIRST, drop_settled
 from agents.search.rollout import rollout
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden
-from cf_env.vector import GAME0, GAME1, apply_action, copy_game, write_observation
+from cf_env.vector import GAME0, GAME1, apply_action, copy_game, njit_unrefcounted, write_observation
 
 __all__ = ["apply_rows", "observe_rows", "pimc", "pimc_block", "pimc_race", "prepare_worlds", "score_rows"]
 
 
-@njit(cache=True)
+@njit_unrefcounted(cache=True)
 def pimc(tmpl, s, c, actions, worlds, sums, counts, world, scratch, policy, valuation):
     """``worlds`` worlds sampled from ``world`` (the public state is game 0 of ``tmpl``); in each,
     every action of ``actions`` played and rolled out, its value for seat 0 added to ``sums`` and
@@ -82,7 +82,7 @@ def score_rows(s, c, count, num, sums, counts, valuation, vals):
         counts[b % num] += 1
 
 
-@njit(cache=True)
+@njit_unrefcounted(cache=True)
 def pimc_block(tmpl, s, c, actions, active, first, count, values, world, scratch, policy, valuation):
     """Worlds ``first .. first + count - 1``, each sampled from ``world`` (the public state is game 0
     of ``tmpl``): in each, every action ``i`` of ``actions`` with ``active[i]`` played and rolled
@@ -105,7 +105,7 @@ def pimc_block(tmpl, s, c, actions, active, first, count, values, world, scratch
     return steps
 
 
-@njit(cache=True)
+@njit_unrefcounted(cache=True)
 def pimc_race(tmpl, s, c, actions, first, limit, race, values, active, tried, world, scratch, policy, valuation):
     """Racing PIMC (:mod:`agents.search.racing`, ``race`` = (z, tie)) from ``first`` worlds played
     to at most ``limit``: blocks of worlds (:func:`pimc_block`), each followed by dropping the
