@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 
-def aec_run(games: int, teacher: str, players: int, seed: int) -> dict[str, float]:
+def aec_run(games: int, teacher: str, players: int, seed: int, student: str) -> dict[str, float]:
     from agents import zoo_path
     from agents.checkpoint import load_checkpoint
     from cf_env import RulesConfig
@@ -37,25 +37,27 @@ def aec_run(games: int, teacher: str, players: int, seed: int) -> dict[str, floa
     from training.workers import WorkerPool
 
     config = RulesConfig(num_players=players)
-    weights = load_checkpoint(zoo_path(f"strong-{players}p"))["model"]
+    weights = load_checkpoint(zoo_path(student.removeprefix("zoo:")))["model"]
     with WorkerPool(1, collector_state, (config.to_dict(), teacher, ["heuristic"], [256, 256])) as pool:
         start = time.perf_counter()
         out = pool.submit(collect_games, weights, list(range(seed, seed + games)),
-                          {"self_play_prob": 0.5, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99}).result()
+                          {"self_play_prob": 0.5, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99,
+                           "one_by_one": True}).result()
         seconds = time.perf_counter() - start
     return {"labels_per_second": out["teacher_decisions"] / seconds,
             "ms_per_label_teacher": 1000 * out["teacher_seconds"] / max(out["teacher_decisions"], 1),
             "labels_per_game": out["teacher_decisions"] / games, "seconds": seconds}
 
 
-def lockstep_run(games: int, teacher: str, players: int, seed: int, slots: int) -> tuple[dict[str, float], dict]:
+def lockstep_run(games: int, teacher: str, players: int, seed: int, slots: int,
+                 student: str = "") -> tuple[dict[str, float], dict]:
     from agents import load
     from cf_env import RulesConfig
     from training.labels import collect_labels
 
     config = RulesConfig(num_players=players)
-    student, search = load(f"zoo:strong-{players}p", config), load(teacher, config)
-    out = collect_labels(student, search, [load("heuristic", config)], config, games, seed=seed, slots=slots)
+    student_agent, search = load(student or f"zoo:strong-{players}p", config), load(teacher, config)
+    out = collect_labels(student_agent, search, [load("heuristic", config)], config, games, seed=seed, slots=slots)
     n = len(out["ret"])
     return {"labels_per_second": n / out["seconds"], "ms_per_label_teacher": 1000 * out["teacher_seconds"] / max(n, 1),
             "labels_per_game": n / games, "seconds": out["seconds"],
@@ -93,23 +95,26 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--slots", type=int, default=16)
+    parser.add_argument("--student", default="",
+                        help="the student network, a zoo:NAME [default: zoo:strong-Np]; the aec run takes its weights")
     parser.add_argument("--teacher", default="search:ms=0:sims=256")
     parser.add_argument("--fast-teacher", default="search:ms=0:sims=256:race=2")
     parser.add_argument("--agreement", type=int, default=0, help="states to compare the two teachers on")
     parser.add_argument("--only", choices=("aec", "lockstep"), default=None,
                         help="one collection only (e.g. the aec one run against an earlier checkout)")
     args = parser.parse_args()
+    student = args.student or f"zoo:strong-{args.players}p"
     torch.set_num_threads(1)  # one worker's share of the machine, as in a collection with workers
     aec, lock, labels = [], [], None
     for k in range(args.runs):  # in turns, so that load on the machine falls on both alike
         if args.only != "lockstep":
-            aec.append(aec_run(args.games, args.teacher, args.players, seed=100 * k))
+            aec.append(aec_run(args.games, args.teacher, args.players, seed=100 * k, student=student))
         if args.only != "aec":
-            figures, out = lockstep_run(args.games, args.fast_teacher, args.players, 100 * k, args.slots)
+            figures, out = lockstep_run(args.games, args.fast_teacher, args.players, 100 * k, args.slots, student)
             lock.append(figures)
             labels = out if labels is None else {key: np.concatenate([labels[key], out[key]])
                                                  for key in ("obs", "mask", "ret")}
-    result: dict = {"players": args.players, "games_per_run": args.games, "runs": args.runs}
+    result: dict = {"players": args.players, "student": student, "games_per_run": args.games, "runs": args.runs}
     if aec:
         result["aec"] = {"teacher": args.teacher, **{k: statistics.median(r[k] for r in aec) for k in aec[0]}}
     if lock:

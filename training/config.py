@@ -163,9 +163,8 @@ def check_agent_specs(specs: list[str]) -> list[str]:
     return specs
 
 
-def check_teacher(spec: str, lockstep: bool = False) -> str:
-    """A distillation teacher: a PIMC ``search`` spec (its targets are per-action values); with
-    ``lockstep`` (games on the batched engine, which keeps no history) not ``infer=policy``."""
+def check_teacher(spec: str) -> str:
+    """A distillation teacher: a PIMC ``search`` spec (its targets are per-action values)."""
     from agents.search import parse_search_spec
     from agents.spec import parse_spec
 
@@ -174,8 +173,6 @@ def check_teacher(spec: str, lockstep: bool = False) -> str:
     params = parse_search_spec(spec)
     if params["algo"] != "pimc":
         raise ValueError("the teacher must use algo=pimc (its targets are per-action values)")
-    if lockstep and params["infer"] == "policy":
-        raise ValueError("the lockstep collection keeps no history: the teacher needs infer=constraints or none")
     return spec
 
 

@@ -368,7 +368,7 @@ class DistillConfig(RunConfig):
     @field_validator("teacher")
     @classmethod
     def _pimc_teacher(cls, spec: str) -> str:
-        return check_teacher(spec, lockstep=True)
+        return check_teacher(spec)
 
 
 def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict:

@@ -43,7 +43,6 @@ from agents.base import needs_history
 from agents.checkpoint import CheckpointError, atomic_write
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
-from training.bc import discount_per_seat
 from training.config import (
     NetworkTrainerConfig,
     NonNegativeFloat,
@@ -54,7 +53,7 @@ from training.config import (
     check_teacher,
 )
 from training.evaluate import warm_up, win_rates
-from training.labels import DEFAULT_TEACHER, collect_labels, soft_targets
+from training.labels import DEFAULT_TEACHER, collect_labels, collect_labels_env, soft_targets
 from training.run import StopSignals, TrainingRun
 from training.workers import WorkerPool, worker_state
 
@@ -127,12 +126,13 @@ SAMPLE_KEYS = ("obs", "mask", "q", "choice", "ret")  #: what a sample keeps (sam
 def collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
     """Play one game per seed in this worker (:func:`collector_state`); returns the samples
     (student decisions with a choice: :data:`SAMPLE_KEYS`) and counts. The games run in lockstep
-    (:func:`training.labels.collect_labels`) unless the teacher reads the history."""
+    (:func:`training.labels.collect_labels`) unless the teacher reads the history or
+    ``cfg["one_by_one"]`` asks for the env loop (``benchmarks/expert.py`` times both)."""
     state = worker_state()
     config, teacher, model = state["config"], state["teacher"], state["model"]
     model.load_state_dict(weights)
     student = TorchAgent(model, config, name="student")
-    if getattr(teacher, "needs_history", False):
+    if getattr(teacher, "needs_history", False) or cfg.get("one_by_one", False):
         return _collect_one_by_one(student, seeds, cfg)
     opponents = [state["opponents"][spec] for spec in state["opponent_specs"]]
     out = collect_labels(student, teacher, opponents, config, len(seeds), seed=seeds[0],
@@ -143,57 +143,16 @@ def collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
 
 
 def _collect_one_by_one(student: TorchAgent, seeds: list[int], cfg: dict) -> dict[str, Any]:
-    """:func:`collect_games` on the PettingZoo env, one game and one decision at a time (a teacher
-    that reads the observation's history, which the batched engine does not keep)."""
+    """:func:`collect_games` on the PettingZoo env, one game and one decision at a time
+    (:func:`training.labels.collect_labels_env`: a teacher that reads the observation's history,
+    which the batched engine does not keep)."""
     state = worker_state()
-    config, teacher, env = state["config"], state["teacher"], state["env"]
-    n = config.num_players
-    rows: dict[str, list] = {k: [] for k in SAMPLE_KEYS}
-    agree_l: list[bool] = []
-    teacher_decisions, teacher_seconds, decisions = 0, 0.0, 0
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        specs = state["opponent_specs"]
-        seats: list[Any] = [student] + [student if rng.random() < cfg["self_play_prob"]
-                                        else state["opponents"][specs[int(rng.integers(len(specs)))]]
-                                        for _ in range(n - 1)]
-        env.reset(seed=int(rng.integers(2**63)))
-        game = env.game
-        per_seat: dict[int, list[int]] = {s: [] for s in range(n)}  # each seat's samples in this game
-        while not game.is_over:
-            seat = game.current_player
-            observation = env.observe(env.agent_selection)
-            agent = seats[seat]
-            mask = observation["action_mask"]
-            if agent is student and int(mask.sum()) > 1:
-                t0 = time.perf_counter()
-                best = teacher.act(observation, rng)
-                teacher_seconds += time.perf_counter() - t0
-                teacher_decisions += 1
-                info = teacher.last_search
-                q = np.zeros(config.num_actions, np.float32)
-                q[info["actions"]] = info["scores"]
-                own = student.act(observation, rng)
-                agree_l.append(own == best)
-                action = best if rng.random() < cfg["beta"] else own
-                per_seat[seat].append(len(rows["ret"]))
-                for key, value in (("obs", observation["observation"]), ("mask", mask != 0), ("q", q),
-                                   ("choice", best), ("ret", 0.0)):
-                    rows[key].append(value)
-            else:
-                action = agent.act(observation, rng)
-            env.step(action)
-            decisions += 1
-            for s, idxs in per_seat.items():  # each seat's reward lands on its latest sample
-                if idxs:
-                    rows["ret"][idxs[-1]] += env.rewards[env.possible_agents[s]]
-        discount_per_seat(rows["ret"], per_seat.values(), cfg["gamma"])
-    a = config.num_actions
-    shapes = {"obs": (ObservationEncoder(config).size,), "mask": (a,), "q": (a,), "choice": (), "ret": ()}
-    dtypes = {"obs": np.float32, "mask": bool, "q": np.float32, "choice": np.int16, "ret": np.float32}
-    return {**{k: np.asarray(rows[k], dtypes[k]).reshape((len(rows[k]),) + shapes[k]) for k in SAMPLE_KEYS},
-            "agree": int(np.sum(agree_l)), "games": list(seeds), "teacher_decisions": teacher_decisions,
-            "teacher_seconds": teacher_seconds, "decisions": decisions}
+    opponents = [state["opponents"][spec] for spec in state["opponent_specs"]]
+    out = collect_labels_env(student, state["teacher"], opponents, state["config"], seeds, cfg["self_play_prob"],
+                             cfg["gamma"], cfg["beta"], env=state["env"])
+    return {**{k: out[k] for k in SAMPLE_KEYS}, "agree": int(out["agree"].sum()), "games": list(seeds),
+            "teacher_decisions": len(out["ret"]), "teacher_seconds": out["teacher_seconds"],
+            "decisions": out["decisions"]}
 
 
 # ------------------------------------------------------------------------------ the trainer

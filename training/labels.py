@@ -42,11 +42,11 @@ import numpy as np
 from agents import load
 from agents.base import act_batch
 from agents.checkpoint import atomic_write
-from cf_env import ConfigError, RulesConfig
+from cf_env import ConfigError, ObservationEncoder, RulesConfig, raw_env
 from cf_env.vector import VectorGame
 from training.bc import discount_per_seat
 
-__all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_shards", "collection_settings",
+__all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_labels_env", "collect_shards", "collection_settings",
            "imitation_labels", "load_labels", "shard_paths", "soft_targets"]
 
 DEFAULT_TEACHER = "search:ms=0:sims=256:race=2"
@@ -77,16 +77,17 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
     ``student``: an agent with ``act_batch`` (a :class:`agents.torch_policy.TorchAgent`); it
     takes seat 0 of every game and each other seat with chance ``self_play_prob``, the rest from
     ``opponents`` (agents, each with ``act_batch`` or ``act``; drawn uniformly per seat).
-    ``teacher``: a PIMC :class:`agents.search.SearchAgent` (it reads
-    no history here). ``beta``: chance a labelled decision plays the teacher's action instead of
+    ``teacher``: a PIMC :class:`agents.search.SearchAgent`; one that reads the observation's
+    history (``infer=policy``) is fed by the PettingZoo env instead, one game at a time
+    (:func:`collect_labels_env`; ``slots`` does not apply). ``beta``: chance a labelled decision plays the teacher's action instead of
     the student's. ``on_game`` is called as each game ends (a progress bar). Returns the label
     arrays (:data:`LABEL_KEYS`) and counts: ``games``, ``decisions``, ``teacher_seconds``,
     ``rollout_decisions``, ``seconds``."""
-    if getattr(teacher, "needs_history", False):
-        raise ConfigError(f"the lockstep collection gives the teacher no history: {teacher.name} reads one "
-                          f"(infer=policy); use infer=constraints")
     if games < 1 or slots < 1:
         raise ConfigError(f"games and slots must be >= 1, got {games} and {slots}")
+    if getattr(teacher, "needs_history", False):  # the batched engine keeps no history: the env loop
+        seeds = [int(x) for x in np.random.default_rng(seed).integers(2**63, size=games)]
+        return collect_labels_env(student, teacher, opponents, config, seeds, self_play_prob, gamma, beta, on_game)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     n, a_count = config.num_players, config.num_actions
@@ -162,6 +163,73 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
     out: dict[str, Any] = {k: np.asarray(rows[k], dtypes[k]).reshape((len(rows[k]),) + (
         (obs.shape[1],) if k == "obs" else (a_count,) if k in ("mask", "q", "worlds") else ())) for k in LABEL_KEYS}
     out.update({"games": finished, "decisions": decisions, "teacher_seconds": teacher_seconds,
+                "rollout_decisions": rollout_decisions, "seconds": time.perf_counter() - start})
+    return out
+
+
+def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], config: RulesConfig, seeds: Sequence[int],
+                       self_play_prob: float = 0.5, gamma: float = 0.99, beta: float = 0.0,
+                       on_game: Callable[[], None] | None = None, env: Any = None) -> dict[str, Any]:
+    """:func:`collect_labels` on the PettingZoo env, one game per seed and one decision at a time:
+    for a teacher that reads the observation's ``history`` (``infer=policy``), which the batched
+    engine does not keep. Game ``i`` draws its seats and its deal from ``np.random.default_rng(seeds[i])``
+    (the student in seat 0 and each other seat with chance ``self_play_prob``, else one of
+    ``opponents``), and that generator drives the game's every choice. Returns what
+    :func:`collect_labels` returns. ``env``: an AEC env of these rules to reuse (built with the
+    history when the teacher reads it, when not given)."""
+    if not opponents:
+        raise ConfigError("collect_labels_env needs at least one opponent agent")
+    start = time.perf_counter()
+    n, a_count = config.num_players, config.num_actions
+    if env is None:
+        env = raw_env(**config.to_dict(), history=bool(getattr(teacher, "needs_history", False)))
+    rows: dict[str, list] = {k: [] for k in LABEL_KEYS}
+    decisions = rollout_decisions = 0
+    teacher_seconds = 0.0
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        seats: list[Any] = [student] + [student if rng.random() < self_play_prob
+                                        else opponents[int(rng.integers(len(opponents)))] for _ in range(n - 1)]
+        env.reset(seed=int(rng.integers(2**63)))
+        game = env.game
+        per_seat: dict[int, list[int]] = {p: [] for p in range(n)}  # each seat's labels in this game
+        while not game.is_over:
+            seat = game.current_player
+            observation = env.observe(env.agent_selection)
+            agent = seats[seat]
+            mask = observation["action_mask"]
+            if agent is student and int(mask.sum()) > 1:
+                t0 = time.perf_counter()
+                best = teacher.act(observation, rng)
+                teacher_seconds += time.perf_counter() - t0
+                info = teacher.last_search
+                rollout_decisions += int(info["rollout_decisions"])
+                q = np.zeros(a_count, np.float32)
+                q[info["actions"]] = info["scores"]
+                worlds = np.zeros(a_count, np.int16)
+                worlds[info["actions"]] = info["worlds"]
+                own = student.act(observation, rng)
+                action = best if rng.random() < beta else own
+                per_seat[seat].append(len(rows["ret"]))
+                for key, value in (("obs", observation["observation"]), ("mask", mask != 0), ("q", q),
+                                   ("worlds", worlds), ("choice", best), ("ret", 0.0), ("agree", own == best)):
+                    rows[key].append(value)
+            else:
+                action = agent.act(observation, rng)
+            env.step(action)
+            decisions += 1
+            for p, idxs in per_seat.items():  # each seat's reward lands on its latest label
+                if idxs:
+                    rows["ret"][idxs[-1]] += env.rewards[env.possible_agents[p]]
+        discount_per_seat(rows["ret"], per_seat.values(), gamma)
+        if on_game is not None:
+            on_game()
+    shapes = {"obs": (ObservationEncoder(config).size,), "mask": (a_count,), "q": (a_count,), "worlds": (a_count,),
+              "choice": (), "ret": (), "agree": ()}
+    dtypes = {"obs": np.float32, "mask": bool, "q": np.float32, "worlds": np.int16, "choice": np.int16,
+              "ret": np.float32, "agree": bool}
+    out: dict[str, Any] = {k: np.asarray(rows[k], dtypes[k]).reshape((len(rows[k]),) + shapes[k]) for k in LABEL_KEYS}
+    out.update({"games": len(seeds), "decisions": decisions, "teacher_seconds": teacher_seconds,
                 "rollout_decisions": rollout_decisions, "seconds": time.perf_counter() - start})
     return out
 

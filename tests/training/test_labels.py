@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -93,10 +94,20 @@ def test_imitation_labels_are_the_agents_own_choices_and_warm_start_a_fit():
     assert distill.agreement(model, more) > 0.8  # it plays like the heuristic on other games
 
 
-def test_a_teacher_that_reads_the_history_is_refused():
-    with pytest.raises(ConfigError, match="infer=constraints"):
-        labels.collect_labels(student(TINY), load("search:ms=0:sims=4:infer=policy", TINY), [load("heuristic", TINY)],
-                              TINY, games=1, seed=0)
+def test_a_teacher_that_reads_the_history_labels_on_the_env():
+    teacher = load("search:ms=0:sims=4:infer=policy", TINY)
+    args = (student(TINY), teacher, [load("heuristic", TINY)], TINY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a policy searcher warns when it gets no history
+        out = labels.collect_labels(*args, games=3, seed=5, slots=2)
+    n = len(out["ret"])
+    assert n > 0 and out["games"] == 3 and out["teacher_seconds"] > 0 and out["rollout_decisions"] > 0
+    assert out["obs"].shape == (n, ObservationEncoder(TINY).size) and out["q"].shape == (n, TINY.num_actions)
+    assert out["mask"][np.arange(n), out["choice"]].all() and (out["mask"].sum(axis=1) > 1).all()
+    assert ((out["worlds"] > 0) == out["mask"]).all()  # every legal action tried, none else
+    assert not out["q"][~out["mask"]].any()
+    again = labels.collect_labels(*args, games=3, seed=5, slots=2)
+    assert all(np.array_equal(out[k], again[k]) for k in labels.LABEL_KEYS)  # one seed, the same labels
 
 
 def test_shards_resume_refuse_other_settings_and_distil(tmp_path):
@@ -219,7 +230,6 @@ def test_dagger_rounds_label_the_latest_networks_games_and_refit_on_every_label(
 @pytest.mark.parametrize("key, value, message", [
     ("teacher", "heuristic", "must be a search spec"),
     ("teacher", "search:algo=ismcts:ms=0:sims=8", "algo=pimc"),
-    ("teacher", "search:ms=0:sims=8:infer=policy", "keeps no history"),
     ("behaviour", "nobody", "unknown agents"),
     ("temperature", -1, "greater than or equal to 0"),
     ("imitate", "nobody", "unknown agents"),
