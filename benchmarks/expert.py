@@ -4,17 +4,21 @@ Two collections, each in one process with one torch thread (the trainer runs ``w
 processes side by side), a student network (``zoo:strong-Np``) in seat 0 and, with
 ``self_play_prob`` 0.5, in the other seats, heuristic opponents:
 
-* ``aec``: the one-decision teacher (:func:`training.expert.collect_games`): the PettingZoo env, one
-  search per decision, ``--teacher`` (default the plain ``search:ms=0:sims=256``);
+* ``aec``: the one-decision teacher (:func:`training.expert.collect_games` with ``one_by_one``,
+  :func:`training.labels.collect_labels_env`): the PettingZoo env, one search per decision,
+  ``--teacher`` (default the plain ``search:ms=0:sims=256``);
 * ``lockstep``: the throughput teacher (:func:`training.labels.collect_labels`): ``--slots`` games
   stepped together on the batched engine, one forward pass for the student's seats, and
   ``--fast-teacher`` (default the racing ``search:ms=0:sims=256:race=2``) at each labelled decision.
 
 With ``--agreement N`` it also labels N states (from the lockstep collection) twice with the plain
-teacher (two seeds: its self-agreement) and once with the fast one: the fast teacher is as good
-as the plain one when it agrees with it as often as the plain one agrees with itself.
+teacher (two seeds: its self-agreement) and once with the fast one (and with each of ``--compare
+SPEC ...``): a fast teacher is as good as the plain one when it agrees with it as often as the
+plain one agrees with itself.
 
-Prints JSON, medians over ``--runs``::
+``--student zoo:NAME`` picks the network (default ``zoo:strong-Np``); copied onto an older
+checkout, the script times that release's one-decision teacher with the same network. Prints
+JSON, medians over ``--runs``::
 
     python benchmarks/expert.py --games 4 --runs 3 --agreement 300
 """
@@ -25,6 +29,7 @@ import argparse
 import json
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 
@@ -64,27 +69,37 @@ def lockstep_run(games: int, teacher: str, players: int, seed: int, slots: int,
             "rollout_decisions_per_label": out["rollout_decisions"] / max(n, 1)}, out
 
 
-def agreement(labels: dict, count: int, plain: str, fast: str, players: int) -> dict[str, float]:
+def agreement(labels: dict, count: int, plain: str, others: list[str], players: int) -> dict:
+    """The plain teacher's self-agreement on ``count`` of the states (two seeds), and each of
+    ``others``' agreement with it (with each of its two labellings, and their mean), with the
+    search milliseconds and rollout decisions per label of each."""
     from agents import load
     from cf_env import RulesConfig
 
     config = RulesConfig(num_players=players)
     rows = np.random.default_rng(0).permutation(len(labels["ret"]))[:count]
     views = [{"observation": labels["obs"][r], "action_mask": labels["mask"][r].astype(np.int8)} for r in rows]
-    reference, other = load(plain, config), load(fast, config)
-    reference.act(views[0], np.random.default_rng(0))
-    other.act(views[0], np.random.default_rng(0))
-    t0 = time.perf_counter()
-    first = np.array([reference.act(v, np.random.default_rng(10_000 + i)) for i, v in enumerate(views)])
-    plain_seconds = time.perf_counter() - t0
-    second = np.array([reference.act(v, np.random.default_rng(20_000 + i)) for i, v in enumerate(views)])
-    t0 = time.perf_counter()
-    quick = np.array([other.act(v, np.random.default_rng(30_000 + i)) for i, v in enumerate(views)])
-    fast_seconds = time.perf_counter() - t0
-    return {"states": len(views), "plain_self_agreement": float(np.mean(first == second)),
-            "fast_agreement_with_plain": float(np.mean(quick == first)),
-            "plain_ms_per_label": 1000 * plain_seconds / len(views), "fast_ms_per_label": 1000 * fast_seconds / len(views),
-            "search_speedup": plain_seconds / fast_seconds}
+
+    def label(spec: str, seed: int) -> tuple[np.ndarray, float, float]:
+        agent: Any = load(spec, config)  # a SearchAgent: it has last_search
+        agent.act(views[0], np.random.default_rng(0))  # compiled before the clock
+        t0, steps, choices = time.perf_counter(), 0, []
+        for i, v in enumerate(views):
+            choices.append(agent.act(v, np.random.default_rng(seed + i)))
+            steps += agent.last_search["rollout_decisions"]
+        return np.array(choices), 1000 * (time.perf_counter() - t0) / len(views), steps / len(views)
+
+    first, plain_ms, plain_steps = label(plain, 10_000)
+    second = label(plain, 20_000)[0]
+    result: dict = {"states": len(views), "plain": plain, "plain_self_agreement": float(np.mean(first == second)),
+                    "plain_ms_per_label": plain_ms, "plain_rollout_decisions_per_label": plain_steps, "others": []}
+    for spec in others:
+        quick, ms, steps = label(spec, 30_000)
+        a, b = float(np.mean(quick == first)), float(np.mean(quick == second))
+        result["others"].append({"teacher": spec, "agreement_with_plain": (a + b) / 2, "with_each_seed": [a, b],
+                                 "ms_per_label": ms, "rollout_decisions_per_label": steps,
+                                 "search_speedup": plain_ms / ms})
+    return result
 
 
 def main() -> None:
@@ -100,6 +115,8 @@ def main() -> None:
     parser.add_argument("--teacher", default="search:ms=0:sims=256")
     parser.add_argument("--fast-teacher", default="search:ms=0:sims=256:race=2")
     parser.add_argument("--agreement", type=int, default=0, help="states to compare the two teachers on")
+    parser.add_argument("--compare", nargs="+", default=[],
+                        help="with --agreement, more teachers to compare with the plain one on the same states")
     parser.add_argument("--only", choices=("aec", "lockstep"), default=None,
                         help="one collection only (e.g. the aec one run against an earlier checkout)")
     args = parser.parse_args()
@@ -124,7 +141,8 @@ def main() -> None:
         result["labels_per_second_ratio"] = statistics.median(b["labels_per_second"] / a["labels_per_second"]
                                                               for a, b in zip(aec, lock))
     if args.agreement and labels is not None:
-        result["agreement"] = agreement(labels, args.agreement, args.teacher, args.fast_teacher, args.players)
+        result["agreement"] = agreement(labels, args.agreement, args.teacher,
+                                        list(dict.fromkeys([args.fast_teacher, *args.compare])), args.players)
     print(json.dumps(result, indent=2))
 
 
