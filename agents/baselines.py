@@ -10,6 +10,7 @@ import numpy as np
 from agents.base import NotToMoveError, legal_actions
 from cf_env import ConfigError, ObservationEncoder, RulesConfig, action_table
 from cf_env.engine.scoring import tile_points
+from cf_env.vector import COUNTED_OPTIONS
 
 __all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicTables", "RandomAgent", "score_plays", "score_plays_state"]
 
@@ -169,7 +170,7 @@ class HeuristicAgent(_TileAgent):
         return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, **COUNTED_OPTIONS)  # it allocates: counted even under policy inference's unrefcounted search
 def score_plays(obs, plays, out, tables):  # pragma: no cover - compiled
     """HeuristicAgent's score of each play in ``plays`` (see the class docstring) for one
     observation row, written to ``out``; ``tables`` a :class:`HeuristicTables`. Weights in

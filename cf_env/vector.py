@@ -49,7 +49,7 @@ from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
 __all__ = ["GAME0", "GAME1", "Consts", "Offsets", "State", "VectorGame", "apply_action", "apply_action_inline", "copy_game",
-           "make_consts", "new_state", "njit_unrefcounted", "observation_offsets", "random_legal_actions",
+           "COUNTED_OPTIONS", "make_consts", "new_state", "njit_unrefcounted", "observation_offsets", "random_legal_actions",
            "write_observation"]
 
 PARALLEL_MIN_GAMES = 64  # VectorGame steps this many games or more in numba's threads (smaller: one thread)
@@ -65,6 +65,13 @@ NOBODY = np.int64(-1)  #: ``_advance``: no next player (the round ends)
 IN_RESET, NOT_RESET = np.bool_(True), np.bool_(False)
 
 
+# numba compiles a function called from compiled code with its caller's ``_nrt`` unless the
+# function sets it: the ones that allocate (or assign whole rows) and may be called from an
+# :func:`njit_unrefcounted` kernel set it on, so that a fresh cache compiles them the same way.
+COUNTED_OPTIONS: dict[str, Any] = ({"_nrt": True} if numba is not None and hasattr(numba.core.cpu.CPUTargetOptions, "_nrt")
+                                   else {})
+
+
 def njit_unrefcounted(**options: Any) -> Any:
     """``numba.njit`` without numba's reference counting (its ``_nrt`` option off), for a hot loop
     that allocates nothing. Each view or attribute of an array that compiled code takes (a row of a
@@ -74,7 +81,9 @@ def njit_unrefcounted(**options: Any) -> Any:
     decision. Without them the code is the same (a compiled rollout plays the same decisions, to the
     bit); code that allocates an array fails to compile this way, loudly. Callees that are not
     inlined keep their own counting. ``_nrt`` is numba's developer flag (in its target options since
-    0.19); a numba without it gets a plain ``njit``."""
+    0.19); a numba without it gets a plain ``njit``. numba compiles what such a kernel calls (unless
+    inlined) without counting too, unless the callee sets ``_nrt`` itself: one that allocates must
+    (``COUNTED_OPTIONS``), or a fresh cache fails to compile it ("NRT required but not enabled")."""
     if numba is not None and hasattr(numba.core.cpu.CPUTargetOptions, "_nrt"):
         return njit(_nrt=False, **options)
     return njit(**options)  # pragma: no cover - a numba without the flag
@@ -257,7 +266,7 @@ if numba is not None:
             return -1
         return (holder + 1) % n
 
-    @njit(cache=True)
+    @njit(cache=True, **COUNTED_OPTIONS)  # it allocates (R16's keys): counted even when a search kernel calls it
     def _finish_round(b, s, c, rew, record):
         """R14-R16: score the round into ``rew[b]``; return True when the game is over (its result
         goes to ``final_totals`` / ``final_winners`` only when ``record``)."""
@@ -571,7 +580,7 @@ if numba is not None:
     apply_action_inline = _apply
     write_observation = _write_obs
 
-    @njit(cache=True)
+    @njit(cache=True, **COUNTED_OPTIONS)  # whole-row assignments need the counting
     def copy_game(src, i, dst, j):
         """Game ``i`` of state ``src`` into game ``j`` of ``dst``: the fields a round in play reads
         and writes (not the deals, nor the finished game's results), ``done`` cleared. The search
