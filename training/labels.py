@@ -69,6 +69,21 @@ def soft_targets(q: np.ndarray, mask: np.ndarray, choice: np.ndarray, temperatur
     return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def _search_label(teacher: Any, observation: dict, rng: np.random.Generator,
+                  a_count: int) -> tuple[int, np.ndarray, np.ndarray, float, int]:
+    """The teacher's choice at one decision, its value of each legal action (``q``) and the worlds
+    each was tried in (0 elsewhere), with the seconds and rollout decisions the search took."""
+    t0 = time.perf_counter()
+    best = int(teacher.act(observation, rng))
+    seconds = time.perf_counter() - t0
+    info = teacher.last_search
+    q = np.zeros(a_count, np.float32)
+    q[info["actions"]] = info["scores"]
+    worlds = np.zeros(a_count, np.int16)
+    worlds[info["actions"]] = info["worlds"]
+    return best, q, worlds, seconds, int(info["rollout_decisions"])
+
+
 def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config: RulesConfig, games: int,
                    seed: int, self_play_prob: float = 0.5, gamma: float = 0.99, slots: int = 16,
                    beta: float = 0.0, on_game: Callable[[], None] | None = None) -> dict[str, Any]:
@@ -127,15 +142,9 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
             actions[idx] = act_batch(agent, obs[idx], mask[idx], rng)
         for b in np.flatnonzero((actor == 0) & (mask.sum(axis=1) > 1)):
             view = {"observation": obs[b].copy(), "action_mask": mask[b].copy()}
-            t0 = time.perf_counter()
-            best = teacher.act(view, rng)
-            teacher_seconds += time.perf_counter() - t0
-            info = teacher.last_search
-            rollout_decisions += int(info["rollout_decisions"])
-            q = np.zeros(a_count, np.float32)
-            q[info["actions"]] = info["scores"]
-            worlds = np.zeros(a_count, np.int16)
-            worlds[info["actions"]] = info["worlds"]
+            best, q, worlds, seconds, steps = _search_label(teacher, view, rng, a_count)
+            teacher_seconds += seconds
+            rollout_decisions += steps
             latest[b, seat[b]] = len(rows["obs"])
             per_seat[b][seat[b]].append(len(rows["obs"]))
             for key, value in (("obs", view["observation"]), ("mask", view["action_mask"] != 0), ("q", q),
@@ -199,15 +208,9 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
             agent = seats[seat]
             mask = observation["action_mask"]
             if agent is student and int(mask.sum()) > 1:
-                t0 = time.perf_counter()
-                best = teacher.act(observation, rng)
-                teacher_seconds += time.perf_counter() - t0
-                info = teacher.last_search
-                rollout_decisions += int(info["rollout_decisions"])
-                q = np.zeros(a_count, np.float32)
-                q[info["actions"]] = info["scores"]
-                worlds = np.zeros(a_count, np.int16)
-                worlds[info["actions"]] = info["worlds"]
+                best, q, worlds, seconds, steps = _search_label(teacher, observation, rng, a_count)
+                teacher_seconds += seconds
+                rollout_decisions += steps
                 own = student.act(observation, rng)
                 action = best if rng.random() < beta else own
                 per_seat[seat].append(len(rows["ret"]))
