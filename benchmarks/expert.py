@@ -55,13 +55,13 @@ def aec_run(games: int, teacher: str, players: int, seed: int, student: str) -> 
 
 
 def lockstep_run(games: int, teacher: str, players: int, seed: int, slots: int,
-                 student: str = "") -> tuple[dict[str, float], dict]:
+                 student: str) -> tuple[dict[str, float], dict]:
     from agents import load
     from cf_env import RulesConfig
     from training.labels import collect_labels
 
     config = RulesConfig(num_players=players)
-    student_agent, search = load(student or f"zoo:strong-{players}p", config), load(teacher, config)
+    student_agent, search = load(student, config), load(teacher, config)
     out = collect_labels(student_agent, search, [load("heuristic", config)], config, games, seed=seed, slots=slots)
     n = len(out["ret"])
     return {"labels_per_second": n / out["seconds"], "ms_per_label_teacher": 1000 * out["teacher_seconds"] / max(n, 1),

@@ -65,11 +65,11 @@ NOBODY = np.int64(-1)  #: ``_advance``: no next player (the round ends)
 IN_RESET, NOT_RESET = np.bool_(True), np.bool_(False)
 
 
+_HAS_NRT_OPTION = numba is not None and hasattr(numba.core.cpu.CPUTargetOptions, "_nrt")
 # numba compiles a function called from compiled code with its caller's ``_nrt`` unless the
 # function sets it: the ones that allocate (or assign whole rows) and may be called from an
 # :func:`njit_unrefcounted` kernel set it on, so that a fresh cache compiles them the same way.
-COUNTED_OPTIONS: dict[str, Any] = ({"_nrt": True} if numba is not None and hasattr(numba.core.cpu.CPUTargetOptions, "_nrt")
-                                   else {})
+COUNTED_OPTIONS: dict[str, Any] = {"_nrt": True} if _HAS_NRT_OPTION else {}
 
 
 def njit_unrefcounted(**options: Any) -> Any:
@@ -79,12 +79,12 @@ def njit_unrefcounted(**options: Any) -> Any:
     an atomic add each, and the refcount pruning pass cannot drop them across branches: a heuristic
     rollout compiled with them had 872 such call sites, and they were about 60% of its time per
     decision. Without them the code is the same (a compiled rollout plays the same decisions, to the
-    bit); code that allocates an array fails to compile this way, loudly. Callees that are not
-    inlined keep their own counting. ``_nrt`` is numba's developer flag (in its target options since
-    0.19); a numba without it gets a plain ``njit``. numba compiles what such a kernel calls (unless
-    inlined) without counting too, unless the callee sets ``_nrt`` itself: one that allocates must
-    (``COUNTED_OPTIONS``), or a fresh cache fails to compile it ("NRT required but not enabled")."""
-    if numba is not None and hasattr(numba.core.cpu.CPUTargetOptions, "_nrt"):
+    bit); code that allocates an array fails to compile this way, loudly. numba compiles what such a
+    kernel calls (unless inlined) without counting too, unless the callee sets ``_nrt`` itself: one
+    that allocates must (``COUNTED_OPTIONS``), or a fresh cache fails to compile it ("NRT required
+    but not enabled"). ``_nrt`` is numba's developer flag (in its target options since 0.19); a
+    numba without it gets a plain ``njit``."""
+    if _HAS_NRT_OPTION:
         return njit(_nrt=False, **options)
     return njit(**options)  # pragma: no cover - a numba without the flag
 

@@ -69,6 +69,19 @@ def soft_targets(q: np.ndarray, mask: np.ndarray, choice: np.ndarray, temperatur
     return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+_LABEL_DTYPES = {"obs": np.float32, "mask": bool, "q": np.float32, "worlds": np.int16, "choice": np.int16,
+                "ret": np.float32, "agree": bool}
+
+
+def _label_arrays(rows: dict[str, list], obs_size: int, a_count: int) -> dict[str, np.ndarray]:
+    """A collection's label rows (one list per :data:`LABEL_KEYS` key) as arrays of their dtypes
+    and shapes (empty ones shaped too)."""
+    def shape(key: str) -> tuple[int, ...]:
+        return (obs_size,) if key == "obs" else (a_count,) if key in ("mask", "q", "worlds") else ()
+
+    return {k: np.asarray(rows[k], _LABEL_DTYPES[k]).reshape((len(rows[k]),) + shape(k)) for k in LABEL_KEYS}
+
+
 def _search_label(teacher: Any, observation: dict, rng: np.random.Generator,
                   a_count: int) -> tuple[int, np.ndarray, np.ndarray, float, int]:
     """The teacher's choice at one decision, its value of each legal action (``q``) and the worlds
@@ -94,8 +107,8 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
     ``opponents`` (agents, each with ``act_batch`` or ``act``; drawn uniformly per seat).
     ``teacher``: a PIMC :class:`agents.search.SearchAgent`; one that reads the observation's
     history (``infer=policy``) is fed by the PettingZoo env instead, one game at a time
-    (:func:`collect_labels_env`; ``slots`` does not apply). ``beta``: chance a labelled decision plays the teacher's action instead of
-    the student's. ``on_game`` is called as each game ends (a progress bar). Returns the label
+    (:func:`collect_labels_env`; ``slots`` does not apply). ``beta``: chance a labelled decision
+    plays the teacher's action instead of the student's. ``on_game`` is called as each game ends (a progress bar). Returns the label
     arrays (:data:`LABEL_KEYS`) and counts: ``games``, ``decisions``, ``teacher_seconds``,
     ``rollout_decisions``, ``seconds``."""
     if games < 1 or slots < 1:
@@ -167,10 +180,7 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
                     on_game()
             latest[b] = -1
             seat_game(int(b))
-    dtypes = {"obs": np.float32, "mask": bool, "q": np.float32, "worlds": np.int16, "choice": np.int16,
-              "ret": np.float32, "agree": bool}
-    out: dict[str, Any] = {k: np.asarray(rows[k], dtypes[k]).reshape((len(rows[k]),) + (
-        (obs.shape[1],) if k == "obs" else (a_count,) if k in ("mask", "q", "worlds") else ())) for k in LABEL_KEYS}
+    out: dict[str, Any] = _label_arrays(rows, obs.shape[1], a_count)
     out.update({"games": finished, "decisions": decisions, "teacher_seconds": teacher_seconds,
                 "rollout_decisions": rollout_decisions, "seconds": time.perf_counter() - start})
     return out
@@ -227,11 +237,7 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
         discount_per_seat(rows["ret"], per_seat.values(), gamma)
         if on_game is not None:
             on_game()
-    shapes = {"obs": (ObservationEncoder(config).size,), "mask": (a_count,), "q": (a_count,), "worlds": (a_count,),
-              "choice": (), "ret": (), "agree": ()}
-    dtypes = {"obs": np.float32, "mask": bool, "q": np.float32, "worlds": np.int16, "choice": np.int16,
-              "ret": np.float32, "agree": bool}
-    out: dict[str, Any] = {k: np.asarray(rows[k], dtypes[k]).reshape((len(rows[k]),) + shapes[k]) for k in LABEL_KEYS}
+    out: dict[str, Any] = _label_arrays(rows, ObservationEncoder(config).size, a_count)
     out.update({"games": len(seeds), "decisions": decisions, "teacher_seconds": teacher_seconds,
                 "rollout_decisions": rollout_decisions, "seconds": time.perf_counter() - start})
     return out
