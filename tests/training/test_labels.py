@@ -196,6 +196,40 @@ def test_labels_from_several_folders_hold_out_the_last_ones_shards(tmp_path):
         distill.split_labels([tmp_path / "a", tmp_path / "nothing"])
 
 
+def test_labels_read_for_fitting_pack_exactly_and_fit_the_same_network(tmp_path):
+    import shutil
+
+    import torch
+
+    settings = labels.collection_settings("heuristic", TEACHER, ["random"], TINY, seed=7, shard_games=2, slots=2)
+    labels.collect_shards(tmp_path / "a", settings, 4, progress=False)
+    sizes = [len(np.load(p)["ret"]) for p in labels.shard_paths(tmp_path / "a")]
+    limit = sizes[0] + sizes[1] // 2  # ends inside the second shard
+    plain, test = distill.split_labels(tmp_path / "a", holdout=0.25, limit=limit)
+    packed, test2 = distill.split_labels(tmp_path / "a", holdout=0.25, limit=limit, temperature=0.05)
+    assert isinstance(packed["obs"], distill.PackedObs) and packed["obs"].codes.dtype == np.int16
+    assert len(packed["obs"]) == len(plain["ret"]) == limit and "q" not in packed and "worlds" not in packed
+    assert np.array_equal(packed["obs"][:], plain["obs"])  # the scores block's fractions read back bit for bit
+    assert np.any(plain["obs"] != np.round(plain["obs"]))
+    assert np.array_equal(packed["target"], labels.soft_targets(plain["q"], plain["mask"], plain["choice"], 0.05))
+    assert all(np.array_equal(test[k], test2[k]) for k in test)  # held-out labels as the shards hold them
+    nets = [distill.fit(t, TINY, temperature=0.05, epochs=2, hidden=(32, 32), seed=1, progress=False)[0]
+            for t in (plain, packed)]
+    assert all(torch.equal(a, b) for a, b in zip(nets[0].state_dict().values(), nets[1].state_dict().values()))
+    with pytest.raises(ConfigError, match="temperature 0.05, not 0.1"):
+        distill.fit(packed, TINY, temperature=0.1, epochs=1, progress=False)
+    # a shard with a value no code holds: every row is kept as float32 (those before it unpacked)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    odd = labels.shard_paths(tmp_path / "b")[1]
+    with np.load(odd) as data:
+        arrays = dict(data)
+    arrays["obs"][0, 0] = 0.123456
+    np.savez_compressed(odd, **arrays)
+    mixed, _ = distill.split_labels(tmp_path / "b", holdout=0.25, temperature=0.05)
+    whole, _ = distill.split_labels(tmp_path / "b", holdout=0.25)
+    assert mixed["obs"].dtype == np.float32 and np.array_equal(mixed["obs"], whole["obs"])
+
+
 @pytest.mark.slow
 def test_dagger_rounds_label_the_latest_networks_games_and_refit_on_every_label(tmp_path):
     import torch
