@@ -84,22 +84,23 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     held = max(1, int(round(len(last) * holdout)))
     train_paths, test_paths = paths[:-held], paths[-held:]
 
-    train = _read_shards(train_paths, limit, temperature)
-    return train, _read_shards(test_paths, None)
+    return _read_shards(train_paths, limit, temperature), _read_shards(test_paths, None)
 
 
 def _read_shards(paths: list[Path], cap: int | None, temperature: float | None = None) -> dict[str, Any]:
     """The first ``cap`` labels of ``paths`` in one array per key, filled shard by shard (no
-    second copy at the peak). With ``temperature``: packed for :func:`fit` (its targets instead
-    of ``q`` and ``worlds``, its observations as :class:`PackedObs` when they pack exactly)."""
+    second copy at the peak). With ``temperature``: ready for :func:`fit` (its targets instead of
+    ``q`` and ``worlds``; its observations a :class:`PackedObs` when every shard packs exactly)."""
     sizes: list[int] = []
+    total = 0
     for path in paths:
         with np.load(path) as data:
             sizes.append(len(data["ret"]))
-        if cap is not None and sum(sizes) >= cap:
+        total += sizes[-1]
+        if cap is not None and total >= cap:
             break
-    total = sum(sizes) if cap is None else min(cap, sum(sizes))
-    out: dict[str, np.ndarray] = {}
+    total = total if cap is None else min(cap, total)
+    out: dict[str, Any] = {}
     row = 0
     packed = temperature is not None
     for path, size in zip(paths, sizes):
@@ -109,26 +110,24 @@ def _read_shards(paths: list[Path], cap: int | None, temperature: float | None =
         if temperature is not None:
             part["target"] = soft_targets(part.pop("q"), part["mask"], part["choice"], temperature)
             part.pop("worlds", None)
-            codes = PackedObs.pack(part["obs"]) if packed else None
-            if codes is None and packed:  # these rows do not pack: the rows so far are unpacked
-                packed = False
-                if out:
-                    obs = np.empty((total,) + part["obs"].shape[1:], np.float32)
-                    obs[:row] = PackedObs(out["obs"][:row])[:]
-                    out["obs"] = obs
+        if packed:
+            codes = PackedObs.pack(part["obs"])
             if codes is not None:
                 part["obs"] = codes
+            else:  # a value no code holds (a score past int16): float32 from here, the rows so far unpacked
+                packed = False
+                if out:
+                    out["obs"] = np.concatenate([PackedObs(out["obs"][:row])[:], out["obs"][row:].astype(np.float32)])
         if not out:
             out = {k: np.empty((total,) + v.shape[1:], v.dtype) for k, v in part.items()}
         for k, v in part.items():
             out[k][row:row + take] = v
         row += take
-    result: dict[str, Any] = dict(out)
     if temperature is not None:
-        result["target_temperature"] = float(temperature)
-        if packed and out:
-            result["obs"] = PackedObs(out["obs"])
-    return result
+        out["target_temperature"] = float(temperature)
+        if packed and "obs" in out:
+            out["obs"] = PackedObs(out["obs"])
+    return out
 
 
 class PackedObs:
