@@ -19,7 +19,7 @@ from agents.spec import DeviceError, check_device
 from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
 
 __all__ = ["ActorCritic", "DeviceError", "TorchAgent", "model_from_checkpoint", "observation_scale",
-           "resolve_device", "widen_weights"]
+           "grow_hidden", "resolve_device", "widen_weights"]
 
 
 def resolve_device(device: str) -> str:
@@ -151,6 +151,32 @@ def widen_weights(old: ActorCritic, new: ActorCritic, config: RulesConfig) -> No
     scale = new.obs_scale.detach().clone()
     scale[torch.as_tensor(index)] = state["obs_scale"]
     state["obs_scale"] = scale
+    new.load_state_dict(state)
+
+
+def grow_hidden(old: ActorCritic, new: ActorCritic) -> None:
+    """Copy ``old`` into ``new``, a network of the same depth, observation and actions whose layers
+    are at least as wide, so that ``new`` computes exactly what ``old`` does: the old units keep
+    their weights and read nothing from the new ones, the new units keep ``new``'s own random
+    input weights, and the heads and the old units of the next layer read them with weight zero
+    until training gives them weight. A distilled network given more capacity without
+    losing what it knows (``fit --init zoo:strong-4p --hidden 512 512``)."""
+    if (len(old.hidden) != len(new.hidden) or any(o > n for o, n in zip(old.hidden, new.hidden))
+            or old.obs_dim != new.obs_dim or old.num_actions != new.num_actions
+            or old.observation_version != new.observation_version):
+        raise CheckpointError(f"cannot grow network {old.kwargs()} into {new.kwargs()}: the new one needs as many "
+                              f"layers, each at least as wide, and the same observation and actions")
+    src, dst = old.state_dict(), new.state_dict()
+    state = {k: v.clone() for k, v in dst.items()}
+    linears = [k[:-len(".weight")] for k in src if k.endswith(".weight")]  # trunk layers, then the heads
+    for name in linears:
+        w_old, w_new = src[name + ".weight"], state[name + ".weight"]
+        rows, cols = w_old.shape
+        w_new[:rows, :cols] = w_old  # the old units are as they were and read no new unit
+        w_new[:rows, cols:] = 0.0  # (the new units keep their init: only the old ones feed the output)
+        state[name + ".bias"][:rows] = src[name + ".bias"]
+        state[name + ".bias"][rows:] = 0.0
+    state["obs_scale"] = src["obs_scale"].clone()
     new.load_state_dict(state)
 
 

@@ -83,9 +83,11 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
     """Copy a checkpoint's weights (a path or ``zoo:NAME``: a run's ``init_checkpoint``) into
     ``model``, on whatever device it is; the rules and network sizes must match. A network of an
     older observation version is widened to ``model``'s (:func:`agents.torch_policy.widen_weights`:
-    it plays as before and the new features start at weight zero)."""
+    it plays as before and the new features start at weight zero), and a narrower network of the
+    same depth is grown into ``model``'s wider layers (:func:`agents.torch_policy.grow_hidden`:
+    it plays as before, the new units start unread)."""
     from agents import zoo_path
-    from agents.torch_policy import model_from_checkpoint, widen_weights
+    from agents.torch_policy import grow_hidden, model_from_checkpoint, widen_weights
 
     path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
     data = load_checkpoint(path)
@@ -93,16 +95,22 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
         raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
                               f"the config says {rules.to_dict()}")
     old = model_from_checkpoint(data, rules, path)
-    if old.hidden != model.hidden or old.num_actions != model.num_actions:
+    grows = len(old.hidden) == len(model.hidden) and all(o <= n for o, n in zip(old.hidden, model.hidden))
+    if not grows or old.num_actions != model.num_actions:
         raise CheckpointError(f"init_checkpoint {spec} has network {old.kwargs()}, "
-                              f"the config builds {model.kwargs()}; set hidden to match")
+                              f"the config builds {model.kwargs()}; set hidden to match (or wider, layer by layer)")
     if old.observation_version != model.observation_version:
-        widened = ActorCritic(**{**model.kwargs(), "hidden": tuple(model.hidden)},
+        widened = ActorCritic(**{**model.kwargs(), "hidden": tuple(old.hidden)},
                               obs_scale=model.state_dict()["obs_scale"].cpu().numpy())
         widen_weights(old, widened, rules)
-        model.load_state_dict(widened.state_dict())  # onto the model's device
-        return
-    model.load_state_dict(data["model"])  # copies the CPU weights onto the model's device
+        old = widened
+    if old.hidden != model.hidden:
+        grown = ActorCritic(**{**model.kwargs(), "hidden": tuple(model.hidden)},
+                            obs_scale=model.state_dict()["obs_scale"].cpu().numpy())
+        grown.load_state_dict(model.state_dict())  # the new units' init is the model's own
+        grow_hidden(old, grown)
+        old = grown
+    model.load_state_dict(old.state_dict())  # copies the CPU weights onto the model's device
 
 
 class StopSignals:

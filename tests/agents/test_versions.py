@@ -1,5 +1,5 @@
 """Observation versions: a network trained on version 1 loads and plays on version 2's vectors,
-and a version-1 network widened to version 2 plays exactly as before."""
+and a version-1 network widened to version 2 (or grown into wider layers) plays exactly as before."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
-from agents.torch_policy import ActorCritic, TorchAgent, observation_scale, widen_weights
+from agents.torch_policy import ActorCritic, TorchAgent, grow_hidden, observation_scale, widen_weights
 from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
 from cf_env.engine import Game
 from training.run import load_weights
@@ -73,6 +73,35 @@ def test_a_v1_network_widened_to_v2_plays_the_same(tmp_path):
         load_weights(other, CONFIG, str(path))
     with pytest.raises(ValueError):
         widen_weights(model, ActorCritic(v2.size, CONFIG.num_actions, (8, 8)), CONFIG)
+
+
+def test_a_network_grown_into_wider_layers_plays_the_same_and_trains_its_new_units(tmp_path):
+    model, path = _v1_checkpoint(tmp_path)  # (16, 16), v1: widened to v2 and grown in one load
+    v2 = ObservationEncoder(CONFIG)
+    torch.manual_seed(1)
+    big = ActorCritic(v2.size, CONFIG.num_actions, (24, 40), obs_scale=observation_scale(CONFIG))
+    load_weights(big, CONFIG, str(path))
+    assert (big.trunk[2].weight[:16, 16:] == 0).all() and (big.policy.weight[:, 16:] == 0).all()
+    assert (big.trunk[2].weight[16:, 16:] != 0).any()  # the new units keep their own init
+    reference = TorchAgent.from_checkpoint(path, CONFIG).model
+    rows = [(torch.as_tensor(v2.encode(g, s))[None], torch.as_tensor(v2.mask(g.legal_bits).astype(bool))[None])
+            for g, s in _positions(seed=2)]
+    for obs, mask in rows:
+        with torch.no_grad():
+            a, va = reference(obs, mask)
+            b, vb = big(obs, mask)
+        np.testing.assert_allclose(torch.softmax(a, -1).numpy(), torch.softmax(b, -1).numpy(), atol=1e-5)
+        np.testing.assert_allclose(va.numpy(), vb.numpy(), atol=1e-5)
+    obs, mask = torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows])
+    logits, value = big(obs, mask)
+    (torch.log_softmax(logits, -1).masked_fill(~mask, 0).sum() + value.sum()).backward()
+    assert big.policy.weight.grad[:, 16:].abs().sum() > 0  # training reaches the new units
+    with pytest.raises(CheckpointError, match="or wider, layer by layer"):
+        load_weights(ActorCritic(v2.size, CONFIG.num_actions, (16, 8)), CONFIG, str(path))
+    with pytest.raises(CheckpointError, match="or wider, layer by layer"):
+        load_weights(ActorCritic(v2.size, CONFIG.num_actions, (16, 16, 16)), CONFIG, str(path))
+    with pytest.raises(CheckpointError, match="at least as wide"):
+        grow_hidden(big, ActorCritic(v2.size, CONFIG.num_actions, (16, 16)))
 
 
 def test_an_unknown_observation_version_is_refused(tmp_path):
