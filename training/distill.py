@@ -57,7 +57,7 @@ from training.labels import (
 from training.run import load_weights
 
 __all__ = ["DistillConfig", "PackedObs", "agreement", "distill_run", "fit", "imitate", "learning_curve",
-           "split_labels"]
+           "split_labels", "teacher_regret"]
 
 
 def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1, limit: int | None = None,
@@ -193,16 +193,30 @@ def _initial_model(init: str | ActorCritic | None, config: RulesConfig, hidden: 
 
 
 @torch.no_grad()
-def agreement(model: ActorCritic, labels: dict[str, np.ndarray]) -> float:
-    """How often the network's most likely legal action is the teacher's choice."""
+def _network_choices(model: ActorCritic, labels: dict[str, np.ndarray]) -> np.ndarray:
+    """The network's most likely legal action on each labelled state."""
     model.eval()
     obs = torch.from_numpy(labels["obs"])
     mask = torch.from_numpy(labels["mask"])
-    hits = 0
-    for start in range(0, len(obs), 4096):
-        logits, _ = model(obs[start:start + 4096], mask[start:start + 4096])
-        hits += int((logits.argmax(-1).numpy() == labels["choice"][start:start + 4096]).sum())
-    return hits / max(len(obs), 1)
+    out = [model(obs[start:start + 4096], mask[start:start + 4096])[0].argmax(-1).numpy()
+           for start in range(0, len(obs), 4096)]
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def agreement(model: ActorCritic, labels: dict[str, np.ndarray]) -> float:
+    """How often the network's most likely legal action is the teacher's choice."""
+    return float((_network_choices(model, labels) == labels["choice"]).sum()) / max(len(labels["choice"]), 1)
+
+
+def teacher_regret(model: ActorCritic, labels: dict[str, np.ndarray]) -> float:
+    """The teacher's value lost by the network's choices, on average: ``max q - q[network's action]``
+    over the labelled states (0 when it always picks a best-valued action). Unlike the agreement,
+    it counts a near-tie missed as almost nothing and a blunder as much as it costs; each ``q`` is
+    the teacher's PIMC mean, so it is as noisy as the teacher's worlds."""
+    picked = _network_choices(model, labels)
+    q = labels["q"]
+    best = np.where(labels["mask"], q, -np.inf).max(axis=1)
+    return float((best - q[np.arange(len(q)), picked]).mean()) if len(q) else 0.0
 
 
 def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | None = None, temperature: float = 0.02,
@@ -238,6 +252,11 @@ def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | No
     if n == 0:
         raise ConfigError("no training labels")
     history: list[dict[str, float]] = []
+    before: dict[str, float] = {}
+    if test is not None and init is not None:  # where a fine-tune starts from
+        before["test_agreement"] = agreement(model, test)
+        if "q" in test:
+            before["test_regret"] = teacher_regret(model, test)
     start = time.perf_counter()
     steps = epochs * ((n + minibatch - 1) // minibatch)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, 1.0 - k / steps))
@@ -267,10 +286,12 @@ def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | No
                    "train_agreement": agreement(model, {k: train[k][:20_000] for k in ("obs", "mask", "choice")})}
             if test is not None:
                 row["test_agreement"] = agreement(model, test)
+                if "q" in test:
+                    row["test_regret"] = teacher_regret(model, test)
             history.append(row)
     model.eval()
     return model, {"labels": n, "temperature": temperature, "epochs": epochs, "seconds": time.perf_counter() - start,
-                   "history": history}
+                   "history": history} | ({"start": before} if before else {})
 
 
 def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Sequence[int] = (256, 256),

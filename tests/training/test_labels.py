@@ -148,10 +148,32 @@ def test_fit_starts_from_a_checkpoint_of_the_same_rules(tmp_path):
     fake = {"obs": rng.random((rows, enc.size), dtype=np.float32), "mask": mask,
             "q": rng.random((rows, config.num_actions)).astype(np.float32) * mask, "choice": np.zeros(rows, np.int16),
             "ret": np.zeros(rows, np.float32)}
-    model, _ = distill.fit(fake, config, init="zoo:strong-4p", epochs=1, learning_rate=1e-12, progress=False)
+    model, stats = distill.fit(fake, config, init="zoo:strong-4p", epochs=1, learning_rate=1e-12, test=fake,
+                               progress=False)
     reference = load("zoo:strong-4p", config).model
     for (name, a), b in zip(model.state_dict().items(), reference.state_dict().values()):
         assert np.allclose(a.numpy(), b.numpy(), atol=1e-6), name
+    # a fine-tune reports where it started: here nothing moved, so the figures stay
+    assert stats["start"]["test_agreement"] == stats["history"][-1]["test_agreement"]
+    assert stats["start"]["test_regret"] == pytest.approx(stats["history"][-1]["test_regret"])
+
+
+def test_teacher_regret_is_the_value_the_networks_choices_lose():
+    rows = 200
+    rng = np.random.default_rng(3)
+    model = student(TINY).model
+    mask = rng.random((rows, TINY.num_actions)) < 0.5
+    mask[:, 0] = mask[:, 1] = True
+    q = (rng.random((rows, TINY.num_actions)) * mask).astype(np.float32)
+    obs = rng.random((rows, ObservationEncoder(TINY).size), dtype=np.float32)
+    picked = distill._network_choices(model, {"obs": obs, "mask": mask})
+    assert mask[np.arange(rows), picked].all()  # only legal actions are picked
+    best = np.where(mask, q, -1.0).max(axis=1)
+    regret = distill.teacher_regret(model, {"obs": obs, "mask": mask, "q": q})
+    assert regret == pytest.approx(float((best - q[np.arange(rows), picked]).mean()), rel=1e-6) and regret > 0
+    q[np.arange(rows), picked] = 2.0  # every choice of the network now the best-valued one
+    assert distill.teacher_regret(model, {"obs": obs, "mask": mask, "q": q}) == 0.0
+    assert distill.agreement(model, {"obs": obs, "mask": mask, "choice": picked}) == 1.0
 
 
 @pytest.mark.slow
