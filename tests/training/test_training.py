@@ -70,9 +70,16 @@ def test_init_checkpoint_starts_from_those_weights(tmp_path):
                         rules={"max_pip": 5, "num_players": 2, "hand_size": 4, "rounds": 2})
     with pytest.raises(CheckpointError, match="trained with rules"):
         Trainer(other, progress=False).warm_start()
-    wide = load_config(SMOKE, runs_dir=str(tmp_path / "d"), init_checkpoint=first["final"], hidden=[64, 64])
+    narrow = load_config(SMOKE, runs_dir=str(tmp_path / "d"), init_checkpoint=first["final"], hidden=[16, 32])
     with pytest.raises(CheckpointError, match="set hidden to match"):
-        Trainer(wide, progress=False).warm_start()
+        Trainer(narrow, progress=False).warm_start()
+    # wider layers are grown from the checkpoint: the old units' weights as saved, the rest unread
+    grown = Trainer(load_config(SMOKE, runs_dir=str(tmp_path / "g"), init_checkpoint=first["final"],
+                                hidden=[64, 48]), progress=False)
+    grown.warm_start()
+    assert torch.equal(grown.model.trunk[0].weight[:32], saved["trunk.0.weight"])
+    assert torch.equal(grown.model.policy.weight[:, :32], saved["policy.weight"])
+    assert not grown.model.policy.weight[:, 32:].any() and grown.global_step == 0
     # the command line names the starting weights and the run folder of a fine-tune
     result = CliRunner().invoke(main, ["train", "--config", str(SMOKE), "--runs-dir", str(tmp_path / "e"),
                                        "--run-name", "tuned", "--init-checkpoint", first["final"],
