@@ -213,10 +213,20 @@ def teacher_regret(model: ActorCritic, labels: dict[str, np.ndarray]) -> float:
     over the labelled states (0 when it always picks a best-valued action). Unlike the agreement,
     it counts a near-tie missed as almost nothing and a blunder as much as it costs; each ``q`` is
     the teacher's PIMC mean, so it is as noisy as the teacher's worlds."""
-    picked = _network_choices(model, labels)
+    return _regret(_network_choices(model, labels), labels)
+
+
+def _regret(picked: np.ndarray, labels: dict[str, np.ndarray]) -> float:
     q = labels["q"]
     best = np.where(labels["mask"], q, -np.inf).max(axis=1)
     return float((best - q[np.arange(len(q)), picked]).mean()) if len(q) else 0.0
+
+
+def _held_out(model: ActorCritic, test: dict[str, np.ndarray]) -> dict[str, float]:
+    """The agreement and, when the labels keep the teacher's values, the regret: one forward pass."""
+    picked = _network_choices(model, test)
+    out = {"test_agreement": float((picked == test["choice"]).sum()) / max(len(picked), 1)}
+    return out | ({"test_regret": _regret(picked, test)} if "q" in test else {})
 
 
 def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | None = None, temperature: float = 0.02,
@@ -252,11 +262,7 @@ def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | No
     if n == 0:
         raise ConfigError("no training labels")
     history: list[dict[str, float]] = []
-    before: dict[str, float] = {}
-    if test is not None and init is not None:  # where a fine-tune starts from
-        before["test_agreement"] = agreement(model, test)
-        if "q" in test:
-            before["test_regret"] = teacher_regret(model, test)
+    before = _held_out(model, test) if test is not None and init is not None else {}  # where a fine-tune starts
     start = time.perf_counter()
     steps = epochs * ((n + minibatch - 1) // minibatch)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: max(0.0, 1.0 - k / steps))
@@ -285,9 +291,7 @@ def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | No
             row = {"epoch": epoch + 1, "cross_entropy": ce_sum / batches, "value_loss": v_sum / batches,
                    "train_agreement": agreement(model, {k: train[k][:20_000] for k in ("obs", "mask", "choice")})}
             if test is not None:
-                row["test_agreement"] = agreement(model, test)
-                if "q" in test:
-                    row["test_regret"] = teacher_regret(model, test)
+                row |= _held_out(model, test)
             history.append(row)
     model.eval()
     return model, {"labels": n, "temperature": temperature, "epochs": epochs, "seconds": time.perf_counter() - start,
