@@ -17,8 +17,9 @@ from agents.base import legal_actions
 from agents.checkpoint import CheckpointError, check_compatible, load_checkpoint
 from agents.spec import DeviceError, check_device
 from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
+from cf_env.engine import action_table, tile_index
 
-__all__ = ["ActorCritic", "DeviceError", "TorchAgent", "model_from_checkpoint", "observation_scale",
+__all__ = ["ActionScorer", "ActorCritic", "DeviceError", "TorchAgent", "model_from_checkpoint", "observation_scale",
            "grow_hidden", "resolve_device", "widen_weights"]
 
 
@@ -53,15 +54,111 @@ def observation_scale(config: RulesConfig, version: int = OBSERVATION_VERSION) -
     return scale
 
 
+class ActionScorer(nn.Module):
+    """A policy head that scores each play from what it does, with weights shared by all plays.
+
+    The linear head gives every action id its own row of weights, so what it learns of playing
+    {3, 7} to expose a 7 tells it nothing of playing {2, 7}. This head scores the play of tile
+    {m, x} on an end showing ``m``, exposing ``x``, as ``match[m] + expose[x] + tile``:
+
+    * each pip value ``v`` is described by what the observation says of it (how many tiles with
+      ``v`` the player holds and the layout shows, the ends showing it, whether it is the forced
+      slots' value, its double in hand or on the layout, and for each opponent whether it failed
+      to match ``v`` and how many tiles it drew since), mixed with the trunk's state in one tanh
+      layer; two outputs of that layer are ``match[v]`` (covering an end of ``v``) and
+      ``expose[v]`` (opening one);
+    * ``tile``: the play's own facts (a double, its pips, the drawn tile, DRAW or PASS) weighed by
+      a linear function of the trunk's state.
+
+    The scores are added to the linear head's logits. The output layers start at zero, so a
+    network given this head plays exactly as before until training gives it weight (``fit --init
+    zoo:strong-4p --action-head 64``). The per-value layer costs ``K + 1`` rows a state, not one
+    a play, so the head adds little to the network's time. Reads the newest observation (version
+    2) of ``max_pip`` / ``num_players`` games, unscaled.
+    """
+
+    def __init__(self, width: int, trunk_width: int, max_pip: int, num_players: int) -> None:
+        super().__init__()
+        enc = ObservationEncoder(RulesConfig(max_pip=max_pip, num_players=num_players, hand_size=1))
+        table = action_table(max_pip)
+        k, t, n = max_pip + 1, enc.config.num_tiles, num_players
+        self.width, self.k, self.n = width, k, n
+        self.slices = {name: (enc.slices[name].start, enc.slices[name].stop)
+                       for name in ("hand", "layout", "drawn", "pending_value", "unmatched", "void", "open_ends",
+                                    "void_draws")}
+        has = torch.zeros(t, k)
+        for tile, (lo, hi) in enumerate(zip(table.tile_low, table.tile_high)):
+            has[tile, lo] = has[tile, hi] = 1.0
+        plays = k * k
+        match = [a // k for a in range(plays)] + [k, k]  # DRAW and PASS read the value row k (no value)
+        expose = [a % k for a in range(plays)] + [k, k]
+        tile_of = [int(table.action_tile[a]) for a in range(plays)] + [t, t]
+        static = torch.zeros(plays + 2, 5)
+        for a in range(plays):
+            m, x = divmod(a, k)
+            static[a, 0] = float(m == x)
+            static[a, 1] = (m + x) / (2 * max_pip)
+            static[a, 2] = 1.0
+        static[plays, 3] = static[plays + 1, 4] = 1.0
+        self.register_buffer("has", has, persistent=False)
+        self.register_buffer("doubles", torch.tensor([tile_index(v, v) for v in range(k)]), persistent=False)
+        self.register_buffer("match_index", torch.tensor(match), persistent=False)
+        self.register_buffer("expose_index", torch.tensor(expose), persistent=False)
+        self.register_buffer("tile_of", torch.tensor(tile_of), persistent=False)
+        self.register_buffer("static_features", static, persistent=False)
+        self.value_features = 7 + 3 * (n - 1)
+        self.values = nn.Linear(self.value_features, width)
+        self.state = nn.Linear(trunk_width, width, bias=False)
+        self.value_out = nn.Linear(width, 2, bias=False)  # [match, expose]
+        self.tile = nn.Linear(trunk_width, static.shape[1] + 1)  # the weights of the play's own facts
+        for layer in (self.value_out, self.tile):
+            nn.init.zeros_(layer.weight)
+        nn.init.zeros_(self.tile.bias)
+
+    def _block(self, obs: torch.Tensor, name: str) -> torch.Tensor:
+        start, stop = self.slices[name]
+        return obs[..., start:stop]
+
+    def value_table(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(B, K + 1, F)``: what the observation says of each pip value; row K (DRAW and PASS)
+        has only its last column set."""
+        hand, layout = self._block(obs, "hand"), self._block(obs, "layout")
+        per_value = [hand @ self.has / 3.0, layout @ self.has / 3.0, self._block(obs, "open_ends") / 4.0,
+                     self._block(obs, "pending_value"), hand[:, self.doubles], layout[:, self.doubles],
+                     torch.zeros_like(hand[:, :self.k])]
+        columns = torch.stack(per_value, dim=-1)
+        opponents = [self._block(obs, name).reshape(-1, self.n - 1, self.k).transpose(1, 2) * scale
+                     for name, scale in (("void", 1.0), ("unmatched", 1.0), ("void_draws", 1 / 3))]
+        table = torch.cat([columns, *opponents], dim=-1)
+        none = table.new_zeros(table.shape[0], 1, table.shape[2])
+        none[..., 6] = 1.0
+        return torch.cat([table, none], dim=1)
+
+    def forward(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """Scores ``(B, A)`` for raw observations ``obs`` ``(B, D)`` and trunk outputs ``h``."""
+        per_value = self.value_out(torch.tanh(self.values(self.value_table(obs)) + self.state(h)[:, None, :]))
+        drawn = self._block(obs, "drawn")
+        drawn = torch.cat([drawn, drawn.new_zeros(drawn.shape[0], 1)], dim=1)[:, self.tile_of]
+        facts = torch.cat([self.static_features.expand(obs.shape[0], -1, -1), drawn[..., None]], dim=-1)
+        return (per_value[:, self.match_index, 0] + per_value[:, self.expose_index, 1]
+                + torch.einsum("baf,bf->ba", facts, self.tile(h)))
+
+
 class ActorCritic(nn.Module):
-    """MLP trunk, a policy head over every action id and a value head."""
+    """MLP trunk, a policy head over every action id and a value head; with ``action_head`` > 0
+    also an :class:`ActionScorer` of that width (which needs the game's ``max_pip`` and
+    ``num_players``) whose scores are added to the policy head's logits."""
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
                  obs_scale: np.ndarray | None = None, observation_version: int = OBSERVATION_VERSION,
-                 obs_index: np.ndarray | None = None) -> None:
+                 obs_index: np.ndarray | None = None, action_head: int = 0, max_pip: int | None = None,
+                 num_players: int | None = None) -> None:
         super().__init__()
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
         self.observation_version = int(observation_version)
+        self.action_head, self.max_pip, self.num_players = int(action_head), max_pip, num_players
+        if self.action_head < 0:
+            raise ValueError(f"action_head is the action scorer's width (0 for none), got {action_head}")
         scale = torch.ones(obs_dim) if obs_scale is None else torch.as_tensor(obs_scale, dtype=torch.float32)
         self.register_buffer("obs_scale", scale)
         # A network trained on an older observation layout reads its features out of the newest
@@ -88,6 +185,17 @@ class ActorCritic(nn.Module):
         nn.init.zeros_(self.policy.bias)
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
+        self.scorer: ActionScorer | None = None
+        if self.action_head:
+            if max_pip is None or num_players is None:
+                raise ValueError("an action head needs the game's max_pip and num_players")
+            if self.observation_version != OBSERVATION_VERSION:
+                raise CheckpointError(f"an action head reads observation v{OBSERVATION_VERSION}, this network "
+                                      f"v{self.observation_version}")
+            self.scorer = ActionScorer(self.action_head, width, max_pip, num_players)
+            if self.scorer.k * self.scorer.k + 2 != num_actions:
+                raise ValueError(f"max_pip {max_pip} has {self.scorer.k ** 2 + 2} actions, the network "
+                                 f"{num_actions}")
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output for raw observations (scaled here); both heads read it. An older
@@ -100,18 +208,24 @@ class ActorCritic(nn.Module):
         """Unmasked logits ``(B, A)`` and values ``(B, 1)``: for frameworks that mask on their own
         (TorchRL's masked distributions, Tianshou's Q-values) or use one head alone."""
         h = self.features(obs)
-        return self.policy(h), self.value(h)
+        return self._logits(obs, h), self.value(h)
+
+    def _logits(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        logits = self.policy(h)
+        return logits if self.scorer is None else logits + self.scorer(obs, h)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``(B, A)`` and values ``(B,)``; ``mask`` is bool or 0/1."""
         h = self.features(obs)
-        logits = self.policy(h)
+        logits = self._logits(obs, h)
         logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
         return logits, self.value(h).squeeze(-1)
 
     def kwargs(self) -> dict:
+        head = ({"action_head": self.action_head, "max_pip": self.max_pip, "num_players": self.num_players}
+                if self.action_head else {})
         return {"obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(self.hidden),
-                "observation_version": self.observation_version}
+                "observation_version": self.observation_version} | head
 
 
 def model_from_checkpoint(data: dict, config: RulesConfig, path: str | Path = "checkpoint") -> ActorCritic:
@@ -160,12 +274,16 @@ def grow_hidden(old: ActorCritic, new: ActorCritic) -> None:
     their weights and read nothing from the new ones, the new units keep ``new``'s own random
     input weights, and the heads and the old units of the next layer read them with weight zero
     until training gives them weight. A distilled network given more capacity without
-    losing what it knows (``fit --init zoo:strong-4p --hidden 512 512``)."""
+    losing what it knows (``fit --init zoo:strong-4p --hidden 512 512``). ``new`` may also add an
+    :class:`ActionScorer` that ``old`` lacks: it keeps its own init, whose output layer is zero
+    (``fit --init zoo:strong-4p --action-head 64``)."""
     if (len(old.hidden) != len(new.hidden) or any(o > n for o, n in zip(old.hidden, new.hidden))
             or old.obs_dim != new.obs_dim or old.num_actions != new.num_actions
-            or old.observation_version != new.observation_version):
+            or old.observation_version != new.observation_version
+            or old.action_head not in (0, new.action_head)):
         raise CheckpointError(f"cannot grow network {old.kwargs()} into {new.kwargs()}: the new one needs as many "
-                              f"layers, each at least as wide, and the same observation and actions")
+                              f"layers, each at least as wide, the same observation and actions, and the same "
+                              f"action head or one where the old network has none")
     src, dst = old.state_dict(), new.state_dict()
     state = {k: v.clone() for k, v in dst.items()}
     linears = [k[:-len(".weight")] for k in src if k.endswith(".weight")]  # trunk layers, then the heads
@@ -174,8 +292,9 @@ def grow_hidden(old: ActorCritic, new: ActorCritic) -> None:
         rows, cols = w_old.shape
         w_new[:rows, :cols] = w_old  # the old units are as they were and read no new unit
         w_new[:rows, cols:] = 0.0  # (the new units keep their init: only the old ones feed the output)
-        state[name + ".bias"][:rows] = src[name + ".bias"]
-        state[name + ".bias"][rows:] = 0.0
+        if name + ".bias" in src:
+            state[name + ".bias"][:rows] = src[name + ".bias"]
+            state[name + ".bias"][rows:] = 0.0
     state["obs_scale"] = src["obs_scale"].clone()
     new.load_state_dict(state)
 

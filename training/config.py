@@ -72,6 +72,8 @@ class RunConfig(BaseModel):
         time_limit_minutes: stop (and checkpoint) after this much training time; 0 = no limit.
     Network
         hidden: MLP widths.
+        action_head: width of the action-scoring head added to the policy head
+            (:class:`agents.torch_policy.ActionScorer`); 0 (default) for the linear head alone.
     Checkpoints
         checkpoint_every: updates (iterations for RLlib) between checkpoints.
     Machine
@@ -89,6 +91,7 @@ class RunConfig(BaseModel):
     points_scale: PositiveFloat = 100.0
     time_limit_minutes: NonNegativeFloat = 0.0
     hidden: list[PositiveInt] = Field(default_factory=lambda: [256, 256], min_length=1)
+    action_head: NonNegativeInt = 0
     checkpoint_every: PositiveInt = 10
     device: str = "cpu"
 

@@ -179,14 +179,16 @@ def _rules(folders: str | Path | Sequence[str | Path]) -> RulesConfig:
     return found[0]
 
 
-def _initial_model(init: str | ActorCritic | None, config: RulesConfig, hidden: Sequence[int]) -> ActorCritic:
+def _initial_model(init: str | ActorCritic | None, config: RulesConfig, hidden: Sequence[int],
+                   action_head: int = 0) -> ActorCritic:
     """A new network, with ``init``'s weights when given (a path or ``zoo:NAME``, of these rules
-    and ``hidden`` sizes; an older observation version is widened), or ``init`` itself when it
-    is a network (trained on from there)."""
+    and ``hidden`` sizes or narrower; an older observation version is widened; an action head
+    ``init`` lacks starts at zero), or ``init`` itself when it is a network (trained on from there)."""
     if isinstance(init, ActorCritic):
         return init
     enc = ObservationEncoder(config)
-    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config))
+    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config),
+                        action_head=action_head, max_pip=config.max_pip, num_players=config.num_players)
     if init is not None:
         load_weights(model, config, init)
     return model
@@ -232,16 +234,17 @@ def _held_out(model: ActorCritic, test: dict[str, np.ndarray]) -> dict[str, floa
 def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | None = None, temperature: float = 0.02,
         epochs: int = 4, learning_rate: float = 3e-4, minibatch: int = 256, hidden: Sequence[int] = (256, 256),
         vf_coef: float = 0.5, max_grad_norm: float = 0.5, seed: int = 0, test: dict[str, np.ndarray] | None = None,
-        progress: bool = True) -> tuple[ActorCritic, dict[str, Any]]:
+        progress: bool = True, action_head: int = 0) -> tuple[ActorCritic, dict[str, Any]]:
     """A network fitted to ``train`` (see the module docstring); with ``test``, its held-out
     agreement after each epoch is in the statistics. ``init``: a checkpoint to start from, or a
     network to train on (:func:`imitate`'s). ``train`` is :func:`split_labels`'s (read at
-    ``temperature`` or not: the same network either way)."""
+    ``temperature`` or not: the same network either way). ``action_head``: the width of an
+    :class:`~agents.torch_policy.ActionScorer` for a new network (0: none)."""
     from tqdm.auto import tqdm
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    model = _initial_model(init, config, hidden)
+    model = _initial_model(init, config, hidden, action_head)
     optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
     if isinstance(train["obs"], PackedObs):
         packed: PackedObs = train["obs"]
@@ -299,7 +302,8 @@ def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | No
 
 
 def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Sequence[int] = (256, 256),
-            seed: int = 0, learning_rate: float = 1e-3, progress: bool = True) -> tuple[ActorCritic, dict[str, Any]]:
+            seed: int = 0, learning_rate: float = 1e-3, progress: bool = True,
+            action_head: int = 0) -> tuple[ActorCritic, dict[str, Any]]:
     """A warm start: a network fitted from scratch to ``games`` games of ``agent``'s own play
     (:func:`training.labels.imitation_labels`, its choices as targets), before the teacher's
     labels. With the heuristic it costs no search and starts the network from the heuristic's
@@ -308,7 +312,7 @@ def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Se
 
     labels = imitation_labels(load(agent, config), config, games, seed)
     model, stats = fit(labels, config, temperature=0.0, epochs=epochs, learning_rate=learning_rate,
-                       hidden=hidden, seed=seed, progress=progress)
+                       hidden=hidden, seed=seed, progress=progress, action_head=action_head)
     return model, {"agent": agent, "games": games, **stats}
 
 
@@ -335,7 +339,7 @@ def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: 
 def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[int], temperature: float, init: str | None,
                    deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
                    progress: bool = True, holdout: float = 0.1, learning_rate: float = 3e-4,
-                   hidden: Sequence[int] = (256, 256)) -> list[dict[str, Any]]:
+                   hidden: Sequence[int] = (256, 256), action_head: int = 0) -> list[dict[str, Any]]:
     """One network per label count in ``sizes`` (the first that many labels), each measured on
     the held-out labels (:func:`split_labels`: the last ``holdout`` of the (last) folder's shards) and
     as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets."""
@@ -344,7 +348,8 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
     for size in sizes:
         train, test = split_labels(folder, holdout, limit=size, temperature=temperature)
         model, stats = fit(train, config, init=init, temperature=temperature, epochs=epochs,
-                           learning_rate=learning_rate, hidden=hidden, seed=seed, test=test, progress=progress)
+                           learning_rate=learning_rate, hidden=hidden, seed=seed, test=test, progress=progress,
+                           action_head=action_head)
         row = {"labels": len(train["ret"]), "test_labels": len(test["ret"]), "temperature": temperature,
                "init": init, "epochs": epochs, "learning_rate": learning_rate, "fit_seconds": stats["seconds"],
                "test_agreement": stats["history"][-1]["test_agreement"],
@@ -511,7 +516,7 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
     warm: dict[str, Any] = {}
     if cfg.imitate:
         start, warm = imitate(cfg.imitate, config, cfg.imitation_games, cfg.imitation_epochs, cfg.hidden, cfg.seed,
-                              progress=progress)
+                              progress=progress, action_head=cfg.action_head)
         warm = {k: v for k, v in warm.items() if k != "history"}
     rounds: list[dict[str, Any]] = []
     model: ActorCritic | None = None
@@ -529,7 +534,8 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
             warm["test_agreement"] = agreement(init, test)
         model, stats = fit(train, config, init=init, temperature=cfg.temperature, epochs=cfg.epochs,
                            learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
-                           vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=progress)
+                           vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=progress,
+                           action_head=cfg.action_head)
         save_model(model, config, networks[k], {**stats, "imitation": warm, "config": cfg.to_dict(), "round": k})
         rounds.append({"round": k, "behaviour": behaviour, "collection": collected, "labels": len(train["ret"]),
                        "test_agreement": stats["history"][-1].get("test_agreement")})
@@ -560,6 +566,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         p.add_argument("--epochs", type=int, default=4)
         p.add_argument("--learning-rate", type=float, default=3e-4, help="Adam's, annealed linearly to 0")
         p.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="the network's layer widths")
+        p.add_argument("--action-head", type=int, default=0,
+                       help="width of an action-scoring head beside the linear one (0: none; "
+                            "agents.torch_policy.ActionScorer)")
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 heuristic")
         p.add_argument("--torch-threads", type=int, default=1)
@@ -585,11 +594,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         warm: dict[str, Any] = {}
         if args.imitate:
             init, warm = imitate(args.imitate, config, args.imitation_games, args.imitation_epochs, args.hidden,
-                                 args.seed, progress=not args.no_progress)
+                                 args.seed, progress=not args.no_progress, action_head=args.action_head)
             warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(init, test)}
         model, stats = fit(train, config, init=init, temperature=args.temperature, epochs=args.epochs,
                            learning_rate=args.learning_rate, hidden=args.hidden, seed=args.seed, test=test,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress, action_head=args.action_head)
         stats["imitation"] = warm
         save_model(model, config, args.out, stats)
         if args.deal_sets:
@@ -598,7 +607,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     rows = learning_curve(args.labels, args.sizes, args.temperature, args.init, args.deal_sets, args.epochs,
                           args.seed, progress=not args.no_progress, holdout=args.holdout,
-                          learning_rate=args.learning_rate, hidden=args.hidden)
+                          learning_rate=args.learning_rate, hidden=args.hidden, action_head=args.action_head)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     if args.plot:

@@ -108,12 +108,14 @@ class ExpertConfig(NetworkTrainerConfig):
 
 # ------------------------------------------------------------------------------ collection (workers)
 
-def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidden: list[int]) -> dict[str, Any]:
+def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidden: list[int],
+                    action_head: int = 0) -> dict[str, Any]:
     """A collecting worker's state (:class:`training.run.WorkerPool`'s initializer): the rules, the
     teacher, the opponents, a student network to load weights into, an env."""
     config = RulesConfig.from_dict(config_dict)
     enc = ObservationEncoder(config)
-    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config))
+    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config),
+                        action_head=action_head, max_pip=config.max_pip, num_players=config.num_players)
     built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
     warm_up(built, config)  # compile the search kernels before the clock runs
     return {"config": config, "teacher": built[teacher], "model": model, "opponents": built,
@@ -260,7 +262,7 @@ class ExpertTrainer(TrainingRun):
         collect_cfg = {"self_play_prob": cfg.self_play_prob, "beta": cfg.beta, "gamma": cfg.gamma}
         stop_reason = "iterations"
         start_time = time.time() - self.train_seconds
-        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden))
+        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden), cfg.action_head)
         with StopSignals() as stop, WorkerPool(cfg.workers, collector_state, init_args,
                                                              address=cfg.address) as pool:
             while self.iteration < cfg.iterations:

@@ -99,12 +99,15 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
     if not grows or old.num_actions != model.num_actions:
         raise CheckpointError(f"init_checkpoint {spec} has network {old.kwargs()}, "
                               f"the config builds {model.kwargs()}; set hidden to match (or wider, layer by layer)")
+    if old.action_head not in (0, model.action_head):
+        raise CheckpointError(f"init_checkpoint {spec} has an action head of width {old.action_head}, the config "
+                              f"builds {model.action_head or 'none'}; set action_head to match")
     if old.observation_version != model.observation_version:
-        widened = ActorCritic(**{**model.kwargs(), "hidden": tuple(old.hidden)},
+        widened = ActorCritic(**{**model.kwargs(), "hidden": tuple(old.hidden), "action_head": 0},
                               obs_scale=model.state_dict()["obs_scale"].cpu().numpy())
         widen_weights(old, widened, rules)
         old = widened
-    if old.hidden != model.hidden:
+    if old.hidden != model.hidden or old.action_head != model.action_head:
         grown = ActorCritic(**{**model.kwargs(), "hidden": tuple(model.hidden)},
                             obs_scale=model.state_dict()["obs_scale"].cpu().numpy())
         grown.load_state_dict(model.state_dict())  # the new units' init is the model's own
@@ -166,7 +169,8 @@ class TrainingRun:
         self.device = resolve_device(cfg.device)
         self.encoder = ObservationEncoder(self.rules)
         self.model = ActorCritic(self.encoder.size, self.rules.num_actions, tuple(cfg.hidden),
-                                 obs_scale=observation_scale(self.rules)).to(self.device)
+                                 obs_scale=observation_scale(self.rules), action_head=cfg.action_head,
+                                 max_pip=self.rules.max_pip, num_players=self.rules.num_players).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.env_steps = 0  # every decision of every seat
         self.train_seconds = 0.0
