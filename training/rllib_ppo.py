@@ -71,6 +71,9 @@ class RLlibConfig(RunConfig):
 
     @model_validator(mode="after")
     def _consistent(self) -> RLlibConfig:
+        if self.action_head:
+            raise ValueError(f"action_head {self.action_head}: RLlib's module has the linear policy head only; "
+                             f"leave action_head at 0 (the distill, PPO and expert trainers build one)")
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
                              f"({self.train_batch_size})")

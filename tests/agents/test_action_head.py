@@ -109,3 +109,16 @@ def test_fit_builds_and_trains_an_action_head():
                                learning_rate=3e-3, progress=False)
     assert model.scorer is not None and model.scorer.value_out.weight.abs().sum() > 0
     assert stats["history"][-1]["cross_entropy"] < stats["history"][0]["cross_entropy"]
+
+
+def test_the_ppo_trainer_builds_and_saves_an_action_head(tmp_path):
+    from pathlib import Path
+
+    from training.config import load_config
+    from training.ppo import Trainer
+
+    smoke = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
+    cfg = load_config(smoke, runs_dir=str(tmp_path), total_steps=256, bc_games=0, eval_deal_sets=0, action_head=8)
+    out = Trainer(cfg, progress=False).run()
+    agent = agents.load(str(out["checkpoint"]), cfg.rules_config)
+    assert agent.model.action_head == 8 and agent.model.scorer.value_out.weight.abs().sum() > 0

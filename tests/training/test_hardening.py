@@ -83,6 +83,9 @@ def test_rllib_config_is_checked_the_same_way(tmp_path):
     path.write_text("minibatch_size: 9000\n")
     with pytest.raises(TrainConfigError, match=r"minibatch_size \(9000\) exceeds train_batch_size"):
         load_config(path, cls=RLlibConfig)
+    path.write_text("action_head: 32\n")  # RLlib's module has no action-scoring head: refused, not ignored
+    with pytest.raises(TrainConfigError, match=r"action_head 32: RLlib's module has the linear policy head only"):
+        load_config(path, cls=RLlibConfig)
 
 
 # ---------------------------------------------------------------- no run is lost
