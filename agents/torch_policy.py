@@ -139,9 +139,9 @@ class ActionScorer(nn.Module):
         per_value = self.value_out(torch.tanh(self.values(self.value_table(obs)) + self.state(h)[:, None, :]))
         drawn = self._block(obs, "drawn")
         drawn = torch.cat([drawn, drawn.new_zeros(drawn.shape[0], 1)], dim=1)[:, self.tile_of]
-        facts = torch.cat([self.static_features.expand(obs.shape[0], -1, -1), drawn[..., None]], dim=-1)
-        return (per_value[:, self.match_index, 0] + per_value[:, self.expose_index, 1]
-                + torch.einsum("baf,bf->ba", facts, self.tile(h)))
+        weights = self.tile(h)  # (B, 6): the play's facts are the static ones and the drawn flag
+        tile = weights[:, :-1] @ self.static_features.T + drawn * weights[:, -1:]
+        return per_value[:, self.match_index, 0] + per_value[:, self.expose_index, 1] + tile
 
 
 class ActorCritic(nn.Module):
