@@ -22,9 +22,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.torch_policy import ActorCritic, observation_scale  # noqa: E402
-from cf_env import ObservationEncoder, RulesConfig  # noqa: E402
-from cf_env.engine import Game  # noqa: E402
+from agents.torch_policy import ActorCritic, observation_scale
+from cf_env import ObservationEncoder, RulesConfig
+from cf_env.engine import Game
 
 
 def positions(config: RulesConfig, count: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
@@ -86,8 +86,8 @@ def main() -> dict:
     for _ in range(args.runs):
         row = {}
         for name, net in nets.items():
-            row[f"{name}_train_step_ms"] = timed(lambda: step(net, optimizers[name]), args.repeats)
-            row[f"{name}_inference_ms"] = timed(lambda: infer(net), max(1, args.repeats // 6))
+            row[f"{name}_train_step_ms"] = timed(lambda n=net, o=optimizers[name]: step(n, o), args.repeats)
+            row[f"{name}_inference_ms"] = timed(lambda n=net: infer(n), max(1, args.repeats // 6))
         rows.append(row)
     med = {k: round(statistics.median(r[k] for r in rows), 3) for k in rows[0]}
     out = {"runs": args.runs, "threads": args.threads, "minibatch": args.minibatch, "batch": args.batch,
