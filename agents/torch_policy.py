@@ -72,9 +72,9 @@ class ActionScorer(nn.Module):
 
     The scores are added to the linear head's logits. The output layers start at zero, so a
     network given this head plays exactly as before until training gives it weight (``fit --init
-    zoo:strong-4p --action-head 64``). The per-value layer costs ``K + 1`` rows a state, not one
-    a play, so the head adds little to the network's time. Reads the newest observation (version
-    2) of ``max_pip`` / ``num_players`` games, unscaled.
+    zoo:strong-4p --action-head 64``). The per-value layer runs ``K + 1`` rows a state, not one a
+    play; still, a fit takes about 1.5 times the linear network's time (``benchmarks/policy_head.py``).
+    Reads the newest observation (version 2) of ``max_pip`` / ``num_players`` games, unscaled.
     """
 
     def __init__(self, width: int, trunk_width: int, max_pip: int, num_players: int) -> None:
@@ -120,8 +120,8 @@ class ActionScorer(nn.Module):
         return obs[..., start:stop]
 
     def value_table(self, obs: torch.Tensor) -> torch.Tensor:
-        """``(B, K + 1, F)``: what the observation says of each pip value; row K (DRAW and PASS)
-        has only its last column set."""
+        """``(B, K + 1, F)``: what the observation says of each pip value; row K (read by DRAW
+        and PASS) has only its "no value" column (6) set."""
         hand, layout = self._block(obs, "hand"), self._block(obs, "layout")
         per_value = [hand @ self.has / 3.0, layout @ self.has / 3.0, self._block(obs, "open_ends") / 4.0,
                      self._block(obs, "pending_value"), hand[:, self.doubles], layout[:, self.doubles],
