@@ -197,6 +197,15 @@ class ActorCritic(nn.Module):
                 raise ValueError(f"max_pip {max_pip} has {self.scorer.k ** 2 + 2} actions, the network "
                                  f"{num_actions}")
 
+    @classmethod
+    def for_rules(cls, config: RulesConfig, hidden: tuple[int, ...] | list[int] = (256, 256),
+                  action_head: int = 0) -> ActorCritic:
+        """A new network for ``config``'s games: the newest observation, scaled, and an action head
+        of width ``action_head`` (0: none). What the trainers build."""
+        return cls(ObservationEncoder(config).size, config.num_actions, tuple(hidden),
+                   obs_scale=observation_scale(config), action_head=action_head, max_pip=config.max_pip,
+                   num_players=config.num_players)
+
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output for raw observations (scaled here); both heads read it. An older
         version's network is given the newest observation and picks its own features out of it."""

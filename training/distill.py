@@ -32,8 +32,8 @@ from pydantic import Field, field_validator, model_validator
 from torch import nn
 
 from agents.checkpoint import model_payload, save_checkpoint
-from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
-from cf_env import ConfigError, ObservationEncoder, RulesConfig
+from agents.torch_policy import ActorCritic, TorchAgent
+from cf_env import ConfigError, RulesConfig
 from cf_env.observation import SCORE_FACTOR, SCORE_SCALE
 from training.config import (
     NonNegativeFloat,
@@ -186,9 +186,7 @@ def _initial_model(init: str | ActorCritic | None, config: RulesConfig, hidden: 
     ``init`` lacks starts at zero), or ``init`` itself when it is a network (trained on from there)."""
     if isinstance(init, ActorCritic):
         return init
-    enc = ObservationEncoder(config)
-    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config),
-                        action_head=action_head, max_pip=config.max_pip, num_players=config.num_players)
+    model = ActorCritic.for_rules(config, tuple(hidden), action_head)
     if init is not None:
         load_weights(model, config, init)
     return model

@@ -41,8 +41,8 @@ from torch import nn
 from agents import load
 from agents.base import needs_history
 from agents.checkpoint import CheckpointError, atomic_write
-from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
-from cf_env import ObservationEncoder, RulesConfig, raw_env
+from agents.torch_policy import ActorCritic, TorchAgent
+from cf_env import RulesConfig, raw_env
 from training.config import (
     NetworkTrainerConfig,
     NonNegativeFloat,
@@ -113,9 +113,7 @@ def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidde
     """A collecting worker's state (:class:`training.run.WorkerPool`'s initializer): the rules, the
     teacher, the opponents, a student network to load weights into, an env."""
     config = RulesConfig.from_dict(config_dict)
-    enc = ObservationEncoder(config)
-    model = ActorCritic(enc.size, config.num_actions, tuple(hidden), obs_scale=observation_scale(config),
-                        action_head=action_head, max_pip=config.max_pip, num_players=config.num_players)
+    model = ActorCritic.for_rules(config, tuple(hidden), action_head)
     built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
     warm_up(built, config)  # compile the search kernels before the clock runs
     return {"config": config, "teacher": built[teacher], "model": model, "opponents": built,

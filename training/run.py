@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
-from agents.torch_policy import ActorCritic, observation_scale, resolve_device
+from agents.torch_policy import ActorCritic, resolve_device
 from cf_env import ObservationEncoder, RulesConfig
 from training.config import NetworkTrainerConfig, TrainConfigError
 
@@ -168,9 +168,7 @@ class TrainingRun:
         # --- the network and its optimiser (on cfg.device; games stay on the CPU)
         self.device = resolve_device(cfg.device)
         self.encoder = ObservationEncoder(self.rules)
-        self.model = ActorCritic(self.encoder.size, self.rules.num_actions, tuple(cfg.hidden),
-                                 obs_scale=observation_scale(self.rules), action_head=cfg.action_head,
-                                 max_pip=self.rules.max_pip, num_players=self.rules.num_players).to(self.device)
+        self.model = ActorCritic.for_rules(self.rules, tuple(cfg.hidden), cfg.action_head).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.env_steps = 0  # every decision of every seat
         self.train_seconds = 0.0
