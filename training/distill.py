@@ -12,7 +12,8 @@ per-action values) and, for the value head, the seat's discounted return. The la
 with the teacher there is what :func:`agreement` reports.
 
 :func:`learning_curve` fits one network per label count and measures each: held-out agreement
-and strength as 1 vs 3 heuristic (duplicate deals), one JSON row per point and a plot::
+and strength as 1 vs 3 ``--opponent`` (heuristic by default; duplicate deals), one JSON row per
+point, saved as each one ends (a rerun with more sizes continues the file), and a plot::
 
     python -m training.distill fit --labels runs/labels-4p --limit 100000 --temperature 0.02 --out net.pt
     python -m training.distill curve --labels runs/labels-4p --sizes 10000 30000 100000 --plot curve.png
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ import torch
 from pydantic import Field, field_validator, model_validator
 from torch import nn
 
-from agents.checkpoint import model_payload, save_checkpoint
+from agents.checkpoint import atomic_write, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import ConfigError, RulesConfig
 from cf_env.observation import SCORE_FACTOR, SCORE_SCALE
@@ -56,7 +57,7 @@ from training.labels import (
 )
 from training.run import load_weights
 
-__all__ = ["DistillConfig", "PackedObs", "agreement", "distill_run", "fit", "imitate", "learning_curve",
+__all__ = ["CURVE_SETTINGS", "DistillConfig", "PackedObs", "agreement", "distill_run", "fit", "imitate", "learning_curve",
            "split_labels", "teacher_regret"]
 
 
@@ -321,39 +322,95 @@ def save_model(model: ActorCritic, config: RulesConfig, path: str | Path, stats:
                                                                          if k != "history"}}))
 
 
-def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: int, seed: int) -> dict[str, Any]:
-    """The network (deterministic) in one seat against ``opponent`` in the others, duplicate deals."""
+def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: int, seed: int,
+             workers: int = 1) -> dict[str, Any]:
+    """The network (deterministic) in one seat against ``opponent`` in the others, duplicate deals;
+    ``workers`` > 1 plays them in that many processes (the network goes to a temporary checkpoint
+    they load), with the same result."""
+    import tempfile
+
     from agents import load
     from training.evaluate import evaluate
 
-    agent = TorchAgent(model, config, name="distilled")
-    report = evaluate([agent] + [load(opponent, config)] * (config.num_players - 1), config, deal_sets=deal_sets,
-                      seed=seed, progress=False)
+    with tempfile.TemporaryDirectory(prefix="cf-strength-") as tmp:
+        if workers > 1:
+            stats = {"labels": 0, "temperature": None, "epochs": 0}
+            lineup: list[Any] = [str(save_model(model, config, Path(tmp) / "net.pt", stats))]
+            lineup += [opponent] * (config.num_players - 1)
+        else:
+            lineup = [TorchAgent(model, config, name="distilled")]
+            lineup += [load(opponent, config)] * (config.num_players - 1)
+        report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=False, workers=workers)
     r = report.results[0]
     return {"win_rate": r.win_rate, "win_rate_ci95": list(r.win_rate_ci95), "games": r.seat_games,
             "mean_points": r.mean_points}
 
 
+#: what a learning curve's points must share to be drawn as one curve (and resumed from its JSON)
+CURVE_SETTINGS = ("labels_from", "holdout", "temperature", "init", "imitate", "imitation_games",
+                  "imitation_epochs", "epochs", "learning_rate", "hidden", "action_head", "seed", "opponent",
+                  "deal_sets")
+
+
 def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[int], temperature: float, init: str | None,
                    deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
                    progress: bool = True, holdout: float = 0.1, learning_rate: float = 3e-4,
-                   hidden: Sequence[int] = (256, 256), action_head: int = 0) -> list[dict[str, Any]]:
+                   hidden: Sequence[int] = (256, 256), action_head: int = 0, imitate_agent: str | None = None,
+                   imitation_games: int = 1000, imitation_epochs: int = 4, workers: int = 1,
+                   done: Sequence[dict[str, Any]] = (),
+                   on_row: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
     """One network per label count in ``sizes`` (the first that many labels), each measured on
     the held-out labels (:func:`split_labels`: the last ``holdout`` of the (last) folder's shards) and
-    as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets."""
+    as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets (in ``workers`` processes).
+
+    ``imitate_agent``: every point starts from the same warm start (:func:`imitate`, fitted once),
+    as ``fit --imitate`` does; not with ``init``. ``done``: points of an earlier call (its
+    returned rows, say read back from its JSON) — sizes already there are not fitted again, and
+    a point of other settings (:data:`CURVE_SETTINGS`) is a :class:`~cf_env.ConfigError`.
+    ``on_row`` gets all rows so far after each new point (to save them as they come)."""
+    import copy
+
+    if imitate_agent and init:
+        raise ConfigError("imitate_agent and init both choose the starting network: give one")
     config = _rules(folder)
-    rows = []
+    folders = [str(folder)] if isinstance(folder, (str, Path)) else [str(f) for f in folder]
+    settings = {"labels_from": folders, "holdout": holdout, "temperature": temperature, "init": init,
+                "imitate": imitate_agent, "imitation_games": imitation_games if imitate_agent else 0,
+                "imitation_epochs": imitation_epochs if imitate_agent else 0, "epochs": epochs,
+                "learning_rate": learning_rate, "hidden": list(hidden), "action_head": action_head, "seed": seed,
+                "opponent": opponent, "deal_sets": deal_sets}
+    rows = [dict(r) for r in done]
+    for r in rows:
+        differ = [k for k in CURVE_SETTINGS if r.get(k) != settings[k]]
+        if differ:
+            k = differ[0]
+            raise ConfigError(f"an earlier point (size {r.get('size')}) has {k} = {r.get(k)!r}, this curve {k} = "
+                              f"{settings[k]!r}: continue it with the same settings, or write another file")
+    have = {r["size"] for r in rows}
+    warm: ActorCritic | None = None
     for size in sizes:
+        if size in have:
+            continue
         train, test = split_labels(folder, holdout, limit=size, temperature=temperature)
-        model, stats = fit(train, config, init=init, temperature=temperature, epochs=epochs,
+        start: str | ActorCritic | None = init
+        if imitate_agent:
+            if warm is None:
+                warm, _ = imitate(imitate_agent, config, imitation_games, imitation_epochs, hidden, seed,
+                                  progress=progress, action_head=action_head)
+            start = copy.deepcopy(warm)
+        model, stats = fit(train, config, init=start, temperature=temperature, epochs=epochs,
                            learning_rate=learning_rate, hidden=hidden, seed=seed, test=test, progress=progress,
                            action_head=action_head)
-        row = {"labels": len(train["ret"]), "test_labels": len(test["ret"]), "temperature": temperature,
-               "init": init, "epochs": epochs, "learning_rate": learning_rate, "fit_seconds": stats["seconds"],
-               "test_agreement": stats["history"][-1]["test_agreement"],
-               "train_agreement": stats["history"][-1]["train_agreement"],
-               **{f"vs_{opponent}_{k}": v for k, v in strength(model, config, opponent, deal_sets, seed).items()}}
+        last = stats["history"][-1]
+        row = {"size": size, **settings, "labels": len(train["ret"]), "test_labels": len(test["ret"]),
+               "fit_seconds": stats["seconds"], "test_agreement": last["test_agreement"],
+               "test_regret": last.get("test_regret"), "train_agreement": last["train_agreement"],
+               **{f"vs_{opponent}_{k}": v
+                  for k, v in strength(model, config, opponent, deal_sets, seed, workers).items()}}
         rows.append(row)
+        have.add(size)
+        if on_row is not None:
+            on_row(rows)
         if progress:
             print(json.dumps(row))
     return rows
@@ -568,25 +625,40 @@ def main(argv: Sequence[str] | None = None) -> None:
                        help="width of an action-scoring head beside the linear one (0: none; "
                             "agents.torch_policy.ActionScorer)")
         p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 heuristic")
+        p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 --opponent")
+        p.add_argument("--opponent", default="heuristic", help="strength: the agent spec in the other seats")
+        p.add_argument("--workers", type=int, default=1, help="strength: processes playing the deal sets")
+        p.add_argument("--imitate", default=None,
+                       help="first fit the network to this agent's own play (e.g. heuristic); not with --init")
+        p.add_argument("--imitation-games", type=int, default=1000)
+        p.add_argument("--imitation-epochs", type=int, default=4)
         p.add_argument("--torch-threads", type=int, default=1)
         p.add_argument("--holdout", type=float, default=0.1, help="the last folder's last shards' share kept out (agreement)")
         p.add_argument("--no-progress", action="store_true")
     sub.choices["fit"].add_argument("--limit", type=int, default=None, help="the first N training labels")
-    sub.choices["fit"].add_argument("--imitate", default=None,
-                                    help="first fit the network to this agent's own play (e.g. heuristic); not with --init")
-    sub.choices["fit"].add_argument("--imitation-games", type=int, default=1000)
-    sub.choices["fit"].add_argument("--imitation-epochs", type=int, default=4)
     sub.choices["fit"].add_argument("--out", required=True, help="the checkpoint to write")
     sub.choices["curve"].add_argument("--sizes", type=int, nargs="+", required=True)
-    sub.choices["curve"].add_argument("--json", default=None)
+    sub.choices["curve"].add_argument("--json", default=None,
+                                      help="the points, written after each one; an existing file is continued "
+                                           "(its sizes are not fitted again)")
     sub.choices["curve"].add_argument("--plot", default=None)
+    sub.choices["curve"].add_argument("--reference", nargs="+", default=[], metavar="NAME=RATE",
+                                      help="win rates drawn as dashed lines on the plot (e.g. goal=0.35)")
     args = parser.parse_args(argv)
+    if args.imitate and args.init:
+        parser.error("--imitate and --init both choose the starting network: give one")
+    references: dict[str, float] = {}
+    for item in getattr(args, "reference", []):
+        name, _, rate = item.rpartition("=")
+        try:
+            references[name] = float(rate)
+        except ValueError:
+            parser.error(f"--reference {item!r}: write NAME=RATE with a win rate such as goal=0.35")
+        if not name:
+            parser.error(f"--reference {item!r}: write NAME=RATE with a win rate such as goal=0.35")
     torch.set_num_threads(max(1, args.torch_threads))
     config = _rules(args.labels)
     if args.command == "fit":
-        if args.imitate and args.init:
-            parser.error("--imitate and --init both choose the starting network: give one")
         train, test = split_labels(args.labels, args.holdout, limit=args.limit, temperature=args.temperature)
         init: str | ActorCritic | None = args.init
         warm: dict[str, Any] = {}
@@ -600,16 +672,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         stats["imitation"] = warm
         save_model(model, config, args.out, stats)
         if args.deal_sets:
-            stats["vs_heuristic"] = strength(model, config, "heuristic", args.deal_sets, args.seed)
+            stats[f"vs_{args.opponent}"] = strength(model, config, args.opponent, args.deal_sets, args.seed,
+                                                    args.workers)
         print(json.dumps(stats, indent=2))
         return
+    out = Path(args.json) if args.json else None
+    done = json.loads(out.read_text()) if out is not None and out.is_file() else []
+
+    def save(rows: list[dict[str, Any]]) -> None:
+        if out is not None:
+            atomic_write(out, lambda f: f.write(json.dumps(rows, indent=2).encode()))
+
     rows = learning_curve(args.labels, args.sizes, args.temperature, args.init, args.deal_sets, args.epochs,
-                          args.seed, progress=not args.no_progress, holdout=args.holdout,
-                          learning_rate=args.learning_rate, hidden=args.hidden, action_head=args.action_head)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+                          args.seed, opponent=args.opponent, progress=not args.no_progress, holdout=args.holdout,
+                          learning_rate=args.learning_rate, hidden=args.hidden, action_head=args.action_head,
+                          imitate_agent=args.imitate, imitation_games=args.imitation_games,
+                          imitation_epochs=args.imitation_epochs, workers=args.workers, done=done, on_row=save)
+    save(rows)
     if args.plot:
-        plot_curve(rows, args.plot)
+        plot_curve(rows, args.plot, opponent=args.opponent, references=references)
 
 
 if __name__ == "__main__":
