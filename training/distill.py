@@ -82,10 +82,29 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     if len(paths) < 2 or not last:
         raise ConfigError(f"{', '.join(map(str, folders))}: {len(paths)} label shard(s), {len(last)} in the last "
                           f"folder; held-out agreement needs at least 2, one of them in the last folder")
-    held = max(1, int(round(len(last) * holdout)))
+    held = _held_shards(len(last), holdout)
     train_paths, test_paths = paths[:-held], paths[-held:]
 
     return _read_shards(train_paths, limit, temperature), _read_shards(test_paths, None)
+
+
+def _held_shards(shards: int, holdout: float) -> int:
+    """How many of the last folder's ``shards`` :func:`split_labels` holds out (at least one)."""
+    return max(1, int(round(shards * holdout)))
+
+
+def _teachers(folders: Sequence[str | Path], holdout: float) -> str:
+    """The teachers (``collection.json``) of the folders whose shards :func:`split_labels` trains on."""
+    paths = [Path(f) for f in folders]
+    last = shard_paths(paths[-1])
+    if _held_shards(len(last), holdout) >= len(last):
+        paths = paths[:-1]  # the last folder is all held out
+    found: list[str] = []
+    for path in paths:
+        teacher = str(json.loads((path / "collection.json").read_text()).get("teacher"))
+        if teacher not in found:
+            found.append(teacher)
+    return ", ".join(found)
 
 
 def _read_shards(paths: list[Path], cap: int | None, temperature: float | None = None) -> dict[str, Any]:
@@ -386,6 +405,9 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
             k = differ[0]
             raise ConfigError(f"an earlier point (size {r.get('size')}) has {k} = {r.get(k)!r}, this curve {k} = "
                               f"{settings[k]!r}: continue it with the same settings, or write another file")
+    teacher = _teachers(folders, holdout)
+    for r in rows:
+        r.setdefault("teacher", teacher)  # points saved before rows named their teacher: the same folders'
     have = {r["size"] for r in rows}
     warm: ActorCritic | None = None
     for size in sizes:
@@ -402,7 +424,8 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
                            learning_rate=learning_rate, hidden=hidden, seed=seed, test=test, progress=progress,
                            action_head=action_head)
         last = stats["history"][-1]
-        row = {"size": size, **settings, "labels": len(train["ret"]), "test_labels": len(test["ret"]),
+        row = {"size": size, **settings, "teacher": teacher, "labels": len(train["ret"]),
+               "test_labels": len(test["ret"]),
                "fit_seconds": stats["seconds"], "test_agreement": last["test_agreement"],
                "test_regret": last.get("test_regret"), "train_agreement": last["train_agreement"],
                **{f"vs_{opponent}_{k}": v
@@ -418,27 +441,39 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
 
 def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "heuristic",
                teacher_agreement: float | None = None, references: dict[str, float] | None = None) -> None:
-    """Held-out agreement (left axis) and win rate with its interval (right axis) against labels;
-    ``references``: win rates to draw as dashed lines (name: rate)."""
+    """Held-out agreement (left axis) and win rate with its interval (right axis) against labels,
+    one line each per teacher and learning rate the rows hold (rows without a win rate against
+    ``opponent`` are left out); ``references``: win rates to draw as dashed lines (name: rate)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    key = f"vs_{opponent}_win_rate"
+    rows = [r for r in rows if key in r]
+    if not rows:
+        raise ConfigError(f"no learning-curve point has a win rate against {opponent}: plot with the opponent "
+                          f"its points were measured against")
     fig, left = plt.subplots(figsize=(7, 4))
     right = left.twinx()
-    rates = sorted({r.get("learning_rate") for r in rows}, key=lambda v: (v is None, v))
-    for k, lr in enumerate(rates):  # one line per learning rate when the rows hold several
-        part = sorted((r for r in rows if r.get("learning_rate") == lr), key=lambda r: r["labels"])
-        tag = f" (lr {lr:g})" if len(rates) > 1 and lr is not None else ""
+    groups = sorted({(str(r.get("teacher", "")), r.get("learning_rate")) for r in rows},
+                    key=lambda g: (g[0], g[1] is None, g[1] or 0.0))
+    teachers, rates = {g[0] for g in groups}, {g[1] for g in groups}
+    for k, (teacher, lr) in enumerate(groups):  # one line per teacher and learning rate
+        part = sorted((r for r in rows if (str(r.get("teacher", "")), r.get("learning_rate")) == (teacher, lr)),
+                      key=lambda r: r["labels"])
+        tags = ([teacher] if len(teachers) > 1 and teacher else []) + \
+               ([f"lr {lr:g}"] if len(rates) > 1 and lr is not None else [])
+        tag = f" ({', '.join(tags)})" if tags else ""
+        style, alpha = ("o-", "s-", "D--", "^:")[k % 4], max(0.3, 1.0 - 0.35 * k)
         x = [r["labels"] for r in part]
-        left.plot(x, [r["test_agreement"] for r in part], "o-" if k == 0 else "D--", color="tab:blue",
-                  alpha=1.0 - 0.35 * k, label=f"held-out agreement{tag}")
-        rate = [r[f"vs_{opponent}_win_rate"] for r in part]
-        lo = [r[f"vs_{opponent}_win_rate"] - r[f"vs_{opponent}_win_rate_ci95"][0] for r in part]
-        hi = [r[f"vs_{opponent}_win_rate_ci95"][1] - r[f"vs_{opponent}_win_rate"] for r in part]
-        right.errorbar(x, rate, yerr=[lo, hi], fmt="s-" if k == 0 else "D--", color="tab:red", capsize=3,
-                       alpha=1.0 - 0.35 * k, label=f"1 vs 3 {opponent}{tag}")
+        left.plot(x, [r["test_agreement"] for r in part], style, color="tab:blue", alpha=alpha,
+                  label=f"held-out agreement{tag}")
+        rate = [r[key] for r in part]
+        lo = [r[key] - r[f"{key}_ci95"][0] for r in part]
+        hi = [r[f"{key}_ci95"][1] - r[key] for r in part]
+        right.errorbar(x, rate, yerr=[lo, hi], fmt=style, color="tab:red", capsize=3, alpha=alpha,
+                       label=f"1 vs 3 {opponent}{tag}")
     if teacher_agreement is not None:
         left.axhline(teacher_agreement, color="tab:blue", ls=":", label="teacher's self-agreement")
     left.set_xscale("log")
@@ -606,7 +641,8 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Fit networks to search labels (``fit``) and measure a learning curve (``curve``)."""
+    """Fit networks to search labels (``fit``), measure a learning curve (``curve``) and draw
+    curves (``plot``)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m training.distill", description=main.__doc__)
@@ -642,10 +678,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                                       help="the points, written after each one; an existing file is continued "
                                            "(its sizes are not fitted again)")
     sub.choices["curve"].add_argument("--plot", default=None)
-    sub.choices["curve"].add_argument("--reference", nargs="+", default=[], metavar="NAME=RATE",
-                                      help="win rates drawn as dashed lines on the plot (e.g. goal=0.35)")
+    drawn = sub.add_parser("plot", help="draw the points of one or more curve --json files on one plot")
+    drawn.add_argument("--json", nargs="+", required=True, help="curve --json files (their points, one line per "
+                                                                "teacher and learning rate)")
+    drawn.add_argument("--opponent", default="heuristic", help="the points' opponent (their win rates)")
+    drawn.add_argument("--out", required=True, help="the image to write (PNG)")
+    for p in (sub.choices["curve"], drawn):
+        p.add_argument("--reference", nargs="+", default=[], metavar="NAME=RATE",
+                       help="win rates drawn as dashed lines on the plot (e.g. goal=0.35)")
     args = parser.parse_args(argv)
-    if args.imitate and args.init:
+    if getattr(args, "imitate", None) and args.init:
         parser.error("--imitate and --init both choose the starting network: give one")
     references: dict[str, float] = {}
     for item in getattr(args, "reference", []):
@@ -656,6 +698,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             parser.error(f"--reference {item!r}: write NAME=RATE with a win rate such as goal=0.35")
         if not name:
             parser.error(f"--reference {item!r}: write NAME=RATE with a win rate such as goal=0.35")
+    if args.command == "plot":
+        points = [row for f in args.json for row in json.loads(Path(f).read_text())]
+        plot_curve(points, args.out, opponent=args.opponent, references=references)
+        return
     torch.set_num_threads(max(1, args.torch_threads))
     config = _rules(args.labels)
     if args.command == "fit":

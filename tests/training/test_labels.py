@@ -320,7 +320,12 @@ def test_the_curve_command_warm_starts_saves_each_point_and_continues_its_json(t
     distill.main(args + ["--sizes", "20", "40", "--plot", str(plot), "--reference", "goal=0.5"])
     rows = json.loads(out.read_text())
     assert [r["size"] for r in rows] == [20, 40] and rows[0] == first[0]  # the first point was not fitted again
-    assert plot.stat().st_size > 0
+    assert plot.stat().st_size > 0 and {r["teacher"] for r in rows} == {TEACHER}
+    both = tmp_path / "both.png"  # the plot command draws saved curves together
+    distill.main(["plot", "--json", str(out), str(out), "--opponent", "random", "--out", str(both)])
+    assert both.stat().st_size > 0
+    with pytest.raises(ConfigError, match="against heuristic"):
+        distill.main(["plot", "--json", str(out), "--out", str(both)])
     with pytest.raises(ConfigError, match="epochs"):  # other settings: refused, the file unchanged
         distill.main(common + ["--epochs", "2", "--sizes", "60"])
     assert json.loads(out.read_text()) == rows
