@@ -480,6 +480,9 @@ def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "he
     left.set_xlabel("labels")
     left.set_ylabel("agreement with the teacher", color="tab:blue")
     x = [min(r["labels"] for r in rows)]
+    if references:  # room above the highest line for its name
+        low, high = right.get_ylim()
+        right.set_ylim(low, max(high, max(references.values()) + 0.02 * (high - low) + 0.01))
     for k, (name, value) in enumerate((references or {}).items()):
         right.axhline(value, color="tab:red", ls="--", lw=0.8, alpha=0.4 + 0.3 * k)
         right.annotate(name, (x[0], value), fontsize=7, color="tab:red", va="bottom")
