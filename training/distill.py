@@ -77,34 +77,27 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     if not folders:
         raise ConfigError("no label folders given")
     _rules(folders)  # one rule set
+    train_paths, test_paths = _split_paths(folders, holdout)
+    return _read_shards(train_paths, limit, temperature), _read_shards(test_paths, None)
+
+
+def _split_paths(folders: Sequence[Path], holdout: float) -> tuple[list[Path], list[Path]]:
+    """:func:`split_labels`'s training and held-out shards."""
     last = shard_paths(folders[-1])
     paths = [p for f in folders[:-1] for p in shard_paths(f)] + last
     if len(paths) < 2 or not last:
         raise ConfigError(f"{', '.join(map(str, folders))}: {len(paths)} label shard(s), {len(last)} in the last "
                           f"folder; held-out agreement needs at least 2, one of them in the last folder")
-    held = _held_shards(len(last), holdout)
-    train_paths, test_paths = paths[:-held], paths[-held:]
-
-    return _read_shards(train_paths, limit, temperature), _read_shards(test_paths, None)
-
-
-def _held_shards(shards: int, holdout: float) -> int:
-    """How many of the last folder's ``shards`` :func:`split_labels` holds out (at least one)."""
-    return max(1, int(round(shards * holdout)))
+    held = max(1, int(round(len(last) * holdout)))
+    return paths[:-held], paths[-held:]
 
 
 def _teachers(folders: Sequence[str | Path], holdout: float) -> str:
-    """The teachers (``collection.json``) of the folders whose shards :func:`split_labels` trains on."""
-    paths = [Path(f) for f in folders]
-    last = shard_paths(paths[-1])
-    if _held_shards(len(last), holdout) >= len(last):
-        paths = paths[:-1]  # the last folder is all held out
-    found: list[str] = []
-    for path in paths:
-        teacher = str(json.loads((path / "collection.json").read_text()).get("teacher"))
-        if teacher not in found:
-            found.append(teacher)
-    return ", ".join(found)
+    """The teachers (``collection.json``) of the folders :func:`split_labels` trains on."""
+    train, _ = _split_paths([Path(f) for f in folders], holdout)
+    trained = dict.fromkeys(p.parent for p in train)
+    return ", ".join(dict.fromkeys(str(json.loads((f / "collection.json").read_text()).get("teacher"))
+                                   for f in trained))
 
 
 def _read_shards(paths: list[Path], cap: int | None, temperature: float | None = None) -> dict[str, Any]:
@@ -348,18 +341,13 @@ def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: 
     they load), with the same result."""
     import tempfile
 
-    from agents import load
     from training.evaluate import evaluate
 
     with tempfile.TemporaryDirectory(prefix="cf-strength-") as tmp:
-        if workers > 1:
-            stats = {"labels": 0, "temperature": None, "epochs": 0}
-            lineup: list[Any] = [str(save_model(model, config, Path(tmp) / "net.pt", stats))]
-            lineup += [opponent] * (config.num_players - 1)
-        else:
-            lineup = [TorchAgent(model, config, name="distilled")]
-            lineup += [load(opponent, config)] * (config.num_players - 1)
-        report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=False, workers=workers)
+        net: str | TorchAgent = TorchAgent(model, config, name="distilled") if workers <= 1 else \
+            str(save_checkpoint(Path(tmp) / "net.pt", model_payload(model, config, 0, {"trainer": "distill"})))
+        report = evaluate([net] + [opponent] * (config.num_players - 1), config, deal_sets=deal_sets, seed=seed,
+                          progress=False, workers=workers)
     r = report.results[0]
     return {"win_rate": r.win_rate, "win_rate_ci95": list(r.win_rate_ci95), "games": r.seat_games,
             "mean_points": r.mean_points}
@@ -398,6 +386,7 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
                 "imitation_epochs": imitation_epochs if imitate_agent else 0, "epochs": epochs,
                 "learning_rate": learning_rate, "hidden": list(hidden), "action_head": action_head, "seed": seed,
                 "opponent": opponent, "deal_sets": deal_sets}
+    teacher = _teachers(folders, holdout)
     rows = [dict(r) for r in done]
     for r in rows:
         differ = [k for k in CURVE_SETTINGS if r.get(k) != settings[k]]
@@ -405,8 +394,6 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
             k = differ[0]
             raise ConfigError(f"an earlier point (size {r.get('size')}) has {k} = {r.get(k)!r}, this curve {k} = "
                               f"{settings[k]!r}: continue it with the same settings, or write another file")
-    teacher = _teachers(folders, holdout)
-    for r in rows:
         r.setdefault("teacher", teacher)  # points saved before rows named their teacher: the same folders'
     have = {r["size"] for r in rows}
     warm: ActorCritic | None = None
@@ -456,12 +443,13 @@ def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "he
                           f"its points were measured against")
     fig, left = plt.subplots(figsize=(7, 4))
     right = left.twinx()
-    groups = sorted({(str(r.get("teacher", "")), r.get("learning_rate")) for r in rows},
-                    key=lambda g: (g[0], g[1] is None, g[1] or 0.0))
+    def group(r: dict[str, Any]) -> tuple[str, float | None]:
+        return str(r.get("teacher", "")), r.get("learning_rate")
+
+    groups = sorted({group(r) for r in rows}, key=lambda g: (g[0], g[1] is None, g[1] or 0.0))
     teachers, rates = {g[0] for g in groups}, {g[1] for g in groups}
     for k, (teacher, lr) in enumerate(groups):  # one line per teacher and learning rate
-        part = sorted((r for r in rows if (str(r.get("teacher", "")), r.get("learning_rate")) == (teacher, lr)),
-                      key=lambda r: r["labels"])
+        part = sorted((r for r in rows if group(r) == (teacher, lr)), key=lambda r: r["labels"])
         tags = ([teacher] if len(teachers) > 1 and teacher else []) + \
                ([f"lr {lr:g}"] if len(rates) > 1 and lr is not None else [])
         tag = f" ({', '.join(tags)})" if tags else ""
@@ -643,6 +631,19 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
     return summary
 
 
+def _reference(item: str) -> tuple[str, float]:
+    """``--reference NAME=RATE``: a named win rate to draw on the plot."""
+    import argparse
+
+    name, _, rate = item.rpartition("=")
+    try:
+        if name:
+            return name, float(rate)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{item!r}: write NAME=RATE with a win rate such as goal=0.35")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Fit networks to search labels (``fit``), measure a learning curve (``curve``) and draw
     curves (``plot``)."""
@@ -687,20 +688,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     drawn.add_argument("--opponent", default="heuristic", help="the points' opponent (their win rates)")
     drawn.add_argument("--out", required=True, help="the image to write (PNG)")
     for p in (sub.choices["curve"], drawn):
-        p.add_argument("--reference", nargs="+", default=[], metavar="NAME=RATE",
+        p.add_argument("--reference", nargs="+", default=[], metavar="NAME=RATE", type=_reference,
                        help="win rates drawn as dashed lines on the plot (e.g. goal=0.35)")
     args = parser.parse_args(argv)
     if getattr(args, "imitate", None) and args.init:
         parser.error("--imitate and --init both choose the starting network: give one")
-    references: dict[str, float] = {}
-    for item in getattr(args, "reference", []):
-        name, _, rate = item.rpartition("=")
-        try:
-            references[name] = float(rate)
-        except ValueError:
-            parser.error(f"--reference {item!r}: write NAME=RATE with a win rate such as goal=0.35")
-        if not name:
-            parser.error(f"--reference {item!r}: write NAME=RATE with a win rate such as goal=0.35")
+    references = dict(getattr(args, "reference", []))
     if args.command == "plot":
         points = [row for f in args.json for row in json.loads(Path(f).read_text())]
         plot_curve(points, args.out, opponent=args.opponent, references=references)
