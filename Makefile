@@ -73,7 +73,6 @@ bench: $(STAMP)
 	$(PY) benchmarks/search.py --speed
 	$(PY) benchmarks/openspiel.py
 	$(PY) benchmarks/eval_workers.py --runs 1 --deal-sets 40
-	$(PY) benchmarks/luck.py --lineups network,heuristic --deal-sets 50
 
 # numba's cached kernels (__pycache__/*.nbi, *.nbc) go too: numba checks only the timestamp of a
 # kernel's own file, so a cached search kernel keeps the engine code it was compiled with after

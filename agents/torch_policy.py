@@ -73,7 +73,7 @@ class ActionScorer(nn.Module):
     The scores are added to the linear head's logits. The output layers start at zero, so a
     network given this head plays exactly as before until training gives it weight (``fit --init
     zoo:strong-4p --action-head 64``). The per-value layer runs ``K + 1`` rows a state, not one a
-    play; still, a fit takes about 1.5 times the linear network's time (``benchmarks/policy_head.py``).
+    play; still, a fit takes about 1.5 times the linear network's time (``lab/benchmarks/policy_head.py``).
     Reads the newest observation (version 2) of ``max_pip`` / ``num_players`` games, unscaled.
     """
 

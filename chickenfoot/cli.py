@@ -232,24 +232,11 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
 @click.option("--worst-agent", default=None, help="The agent spec --worst judges [default: the first agent].")
 @click.option("--device", default="cpu", show_default=True,
               help="Where checkpoint agents run: cpu, cuda, cuda:N or auto (cuda when there is one).")
-@click.option("--luck-correction", is_flag=True,
-              help="Also report luck-corrected (AIVAT) win rates and points with their intervals: the luck of the "
-                   "draws (and of seats whose policy is known) taken out by a value function of the full state; "
-                   "unbiased, but with the shipped value function not yet narrower (README 'Luck-corrected "
-                   "evaluation').")
-@click.option("--luck-value", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="With --luck-correction: the value function to use [default: the one shipped for these rules, "
-                   "else one fitted once and cached].")
-@click.option("--luck-rollouts", type=click.IntRange(min=0), default=0, show_default=True,
-              help="With --luck-correction: value each draw by this many compiled rollouts of the round for every "
-                   "tile the boneyard held, instead of by the value function (greedy and random seats rolled out "
-                   "by their own policy, the others by the heuristic's; seconds per game: a research setting).")
 @click.option("--no-progress", is_flag=True)
 def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | None, rounds: int | None,
                  hand_size: int | None, deal_sets: int, seed: int, json_path: str | None, csv_path: str | None,
                  plot_path: str | None, workers: int | None, address: str | None, save_games: str | None, worst: int,
-                 worst_agent: str | None, device: str, luck_correction: bool, luck_value: str | None, luck_rollouts: int,
-                 no_progress: bool) -> None:
+                 worst_agent: str | None, device: str, no_progress: bool) -> None:
     """Play AGENTS against each other (one per seat, the last one filling the remaining seats;
     specs: random, greedy, heuristic, search[:name=value...], a checkpoint path, zoo:NAME, sb3:MODEL.zip,
     sb3+trust:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95% intervals (t over
@@ -265,12 +252,6 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
     if len(lineup) > players:
         raise click.BadParameter(f"{len(lineup)} agents for {players} seats", param_hint="AGENTS")
     lineup += [lineup[-1]] * (players - len(lineup))
-    if luck_value and not luck_correction:
-        raise click.BadParameter("--luck-value is the value function of --luck-correction; add --luck-correction",
-                                 param_hint="--luck-value")
-    if luck_rollouts and not luck_correction:
-        raise click.BadParameter("--luck-rollouts values the draws of --luck-correction; add --luck-correction",
-                                 param_hint="--luck-rollouts")
     if (worst or worst_agent) and save_games is None:
         raise click.BadParameter("--worst and --worst-agent choose which games --save-games keeps; give --save-games DIR",
                                  param_hint="--worst")
@@ -282,8 +263,7 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
                  if device != "cpu" else None)
         report = evaluate([built[s] for s in lineup] if built else lineup, config, deal_sets=deal_sets, seed=seed,
                           progress=not no_progress, workers=workers, address=address, save_games=save_games,
-                          worst=worst, worst_agent=worst_agent, luck=(luck_value or True) if luck_correction else False,
-                          luck_rollouts=luck_rollouts)
+                          worst=worst, worst_agent=worst_agent)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(report.table())

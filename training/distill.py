@@ -1,4 +1,4 @@
-"""Distillation: fit a policy network to the throughput teacher's labels, and the learning curve.
+"""Distillation: fit a policy network to the throughput teacher's labels.
 
 ``chickenfoot distill --config configs/distill.yaml`` (:func:`distill_run`, :class:`DistillConfig`)
 is the whole job: collect labels for ``collect_minutes`` in ``workers`` processes (resumable
@@ -11,19 +11,18 @@ per-action values) and, for the value head, the seat's discounted return. The la
 ``holdout`` fraction (whole shards: other games) is never trained on; the student's agreement
 with the teacher there is what :func:`agreement` reports.
 
-:func:`learning_curve` fits one network per label count and measures each: held-out agreement
-and strength as 1 vs 3 ``--opponent`` (heuristic by default; duplicate deals), one JSON row per
-point, saved as each one ends (a rerun with more sizes continues the file), and a plot::
+``chickenfoot labels fit`` fits one network to label folders by hand::
 
-    python -m training.distill fit --labels runs/labels-4p --limit 100000 --temperature 0.02 --out net.pt
-    python -m training.distill curve --labels runs/labels-4p --sizes 10000 30000 100000 --plot curve.png
+    chickenfoot labels fit runs/labels-4p --limit 100000 --temperature 0.02 --out net.pt
+
+(Learning curves over label counts are lab code: ``python -m lab.distill_curve``.)
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ import torch
 from pydantic import Field, field_validator, model_validator
 from torch import nn
 
-from agents.checkpoint import atomic_write, model_payload, save_checkpoint
+from agents.checkpoint import model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import ConfigError, RulesConfig
 from cf_env.observation import SCORE_FACTOR, SCORE_SCALE
@@ -57,8 +56,8 @@ from training.labels import (
 )
 from training.run import load_weights
 
-__all__ = ["CURVE_SETTINGS", "DistillConfig", "PackedObs", "agreement", "distill_run", "fit", "imitate", "learning_curve",
-           "split_labels", "teacher_regret"]
+__all__ = ["DistillConfig", "PackedObs", "agreement", "distill_run", "fit", "imitate", "label_rules", "save_model",
+           "split_labels", "split_paths", "strength", "teacher_regret"]
 
 
 def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1, limit: int | None = None,
@@ -76,12 +75,12 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     folders = [Path(folder)] if isinstance(folder, (str, Path)) else [Path(f) for f in folder]
     if not folders:
         raise ConfigError("no label folders given")
-    _rules(folders)  # one rule set
-    train_paths, test_paths = _split_paths(folders, holdout)
+    label_rules(folders)  # one rule set
+    train_paths, test_paths = split_paths(folders, holdout)
     return _read_shards(train_paths, limit, temperature), _read_shards(test_paths, None)
 
 
-def _split_paths(folders: Sequence[Path], holdout: float) -> tuple[list[Path], list[Path]]:
+def split_paths(folders: Sequence[Path], holdout: float) -> tuple[list[Path], list[Path]]:
     """:func:`split_labels`'s training and held-out shards."""
     last = shard_paths(folders[-1])
     paths = [p for f in folders[:-1] for p in shard_paths(f)] + last
@@ -90,14 +89,6 @@ def _split_paths(folders: Sequence[Path], holdout: float) -> tuple[list[Path], l
                           f"folder; held-out agreement needs at least 2, one of them in the last folder")
     held = max(1, int(round(len(last) * holdout)))
     return paths[:-held], paths[-held:]
-
-
-def _teachers(folders: Sequence[str | Path], holdout: float) -> str:
-    """The teachers (``collection.json``) of the folders :func:`split_labels` trains on."""
-    train, _ = _split_paths([Path(f) for f in folders], holdout)
-    trained = dict.fromkeys(p.parent for p in train)
-    return ", ".join(dict.fromkeys(str(json.loads((f / "collection.json").read_text()).get("teacher"))
-                                   for f in trained))
 
 
 def _read_shards(paths: list[Path], cap: int | None, temperature: float | None = None) -> dict[str, Any]:
@@ -176,7 +167,7 @@ def _unpack(codes: np.ndarray) -> np.ndarray:
     return (codes.astype(np.float64) * SCORE_FACTOR).astype(np.float32)
 
 
-def _rules(folders: str | Path | Sequence[str | Path]) -> RulesConfig:
+def label_rules(folders: str | Path | Sequence[str | Path]) -> RulesConfig:
     """The rules of one or more label folders (their ``collection.json``); a
     :class:`~cf_env.ConfigError` when a folder is not a collection or they differ."""
     paths = [Path(folders)] if isinstance(folders, (str, Path)) else [Path(f) for f in folders]
@@ -353,134 +344,6 @@ def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: 
             "mean_points": r.mean_points}
 
 
-#: what a learning curve's points must share to be drawn as one curve (and resumed from its JSON)
-CURVE_SETTINGS = ("labels_from", "holdout", "temperature", "init", "imitate", "imitation_games",
-                  "imitation_epochs", "epochs", "learning_rate", "hidden", "action_head", "seed", "opponent",
-                  "deal_sets")
-
-
-def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[int], temperature: float, init: str | None,
-                   deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
-                   progress: bool = True, holdout: float = 0.1, learning_rate: float = 3e-4,
-                   hidden: Sequence[int] = (256, 256), action_head: int = 0, imitate_agent: str | None = None,
-                   imitation_games: int = 1000, imitation_epochs: int = 4, workers: int = 1,
-                   done: Sequence[dict[str, Any]] = (),
-                   on_row: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
-    """One network per label count in ``sizes`` (the first that many labels), each measured on
-    the held-out labels (:func:`split_labels`: the last ``holdout`` of the (last) folder's shards) and
-    as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets (in ``workers`` processes).
-
-    ``imitate_agent``: every point starts from the same warm start (:func:`imitate`, fitted once),
-    as ``fit --imitate`` does; not with ``init``. ``done``: points of an earlier call (its
-    returned rows, say read back from its JSON) — sizes already there are not fitted again, and
-    a point of other settings (:data:`CURVE_SETTINGS`) is a :class:`~cf_env.ConfigError`.
-    ``on_row`` gets all rows so far after each new point (to save them as they come)."""
-    import copy
-
-    if imitate_agent and init:
-        raise ConfigError("imitate_agent and init both choose the starting network: give one")
-    config = _rules(folder)
-    folders = [str(folder)] if isinstance(folder, (str, Path)) else [str(f) for f in folder]
-    settings = {"labels_from": folders, "holdout": holdout, "temperature": temperature, "init": init,
-                "imitate": imitate_agent, "imitation_games": imitation_games if imitate_agent else 0,
-                "imitation_epochs": imitation_epochs if imitate_agent else 0, "epochs": epochs,
-                "learning_rate": learning_rate, "hidden": list(hidden), "action_head": action_head, "seed": seed,
-                "opponent": opponent, "deal_sets": deal_sets}
-    teacher = _teachers(folders, holdout)
-    rows = [dict(r) for r in done]
-    for r in rows:
-        differ = [k for k in CURVE_SETTINGS if r.get(k) != settings[k]]
-        if differ:
-            k = differ[0]
-            raise ConfigError(f"an earlier point (size {r.get('size')}) has {k} = {r.get(k)!r}, this curve {k} = "
-                              f"{settings[k]!r}: continue it with the same settings, or write another file")
-        r.setdefault("teacher", teacher)  # points saved before rows named their teacher: the same folders'
-    have = {r["size"] for r in rows}
-    warm: ActorCritic | None = None
-    for size in sizes:
-        if size in have:
-            continue
-        train, test = split_labels(folder, holdout, limit=size, temperature=temperature)
-        start: str | ActorCritic | None = init
-        if imitate_agent:
-            if warm is None:
-                warm, _ = imitate(imitate_agent, config, imitation_games, imitation_epochs, hidden, seed,
-                                  progress=progress, action_head=action_head)
-            start = copy.deepcopy(warm)
-        model, stats = fit(train, config, init=start, temperature=temperature, epochs=epochs,
-                           learning_rate=learning_rate, hidden=hidden, seed=seed, test=test, progress=progress,
-                           action_head=action_head)
-        last = stats["history"][-1]
-        row = {"size": size, **settings, "teacher": teacher, "labels": len(train["ret"]),
-               "test_labels": len(test["ret"]),
-               "fit_seconds": stats["seconds"], "test_agreement": last["test_agreement"],
-               "test_regret": last.get("test_regret"), "train_agreement": last["train_agreement"],
-               **{f"vs_{opponent}_{k}": v
-                  for k, v in strength(model, config, opponent, deal_sets, seed, workers).items()}}
-        rows.append(row)
-        have.add(size)
-        if on_row is not None:
-            on_row(rows)
-        if progress:
-            print(json.dumps(row))
-    return rows
-
-
-def plot_curve(rows: list[dict[str, Any]], path: str | Path, opponent: str = "heuristic",
-               teacher_agreement: float | None = None, references: dict[str, float] | None = None) -> None:
-    """Held-out agreement (left axis) and win rate with its interval (right axis) against labels,
-    one line each per teacher and learning rate the rows hold (rows without a win rate against
-    ``opponent`` are left out); ``references``: win rates to draw as dashed lines (name: rate)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    key = f"vs_{opponent}_win_rate"
-    rows = [r for r in rows if key in r]
-    if not rows:
-        raise ConfigError(f"no learning-curve point has a win rate against {opponent}: plot with the opponent "
-                          f"its points were measured against")
-    fig, left = plt.subplots(figsize=(7, 4))
-    right = left.twinx()
-    def group(r: dict[str, Any]) -> tuple[str, float | None]:
-        return str(r.get("teacher", "")), r.get("learning_rate")
-
-    groups = sorted({group(r) for r in rows}, key=lambda g: (g[0], g[1] is None, g[1] or 0.0))
-    teachers, rates = {g[0] for g in groups}, {g[1] for g in groups}
-    for k, (teacher, lr) in enumerate(groups):  # one line per teacher and learning rate
-        part = sorted((r for r in rows if group(r) == (teacher, lr)), key=lambda r: r["labels"])
-        tags = ([teacher] if len(teachers) > 1 and teacher else []) + \
-               ([f"lr {lr:g}"] if len(rates) > 1 and lr is not None else [])
-        tag = f" ({', '.join(tags)})" if tags else ""
-        style, alpha = ("o-", "s-", "D--", "^:")[k % 4], max(0.3, 1.0 - 0.35 * k)
-        x = [r["labels"] for r in part]
-        left.plot(x, [r["test_agreement"] for r in part], style, color="tab:blue", alpha=alpha,
-                  label=f"held-out agreement{tag}")
-        rate = [r[key] for r in part]
-        lo = [r[key] - r[f"{key}_ci95"][0] for r in part]
-        hi = [r[f"{key}_ci95"][1] - r[key] for r in part]
-        right.errorbar(x, rate, yerr=[lo, hi], fmt=style, color="tab:red", capsize=3, alpha=alpha,
-                       label=f"1 vs 3 {opponent}{tag}")
-    if teacher_agreement is not None:
-        left.axhline(teacher_agreement, color="tab:blue", ls=":", label="teacher's self-agreement")
-    left.set_xscale("log")
-    left.set_xlabel("labels")
-    left.set_ylabel("agreement with the teacher", color="tab:blue")
-    x = [min(r["labels"] for r in rows)]
-    if references:  # room above the highest line for its name
-        low, high = right.get_ylim()
-        right.set_ylim(low, max(high, max(references.values()) + 0.02 * (high - low) + 0.01))
-    for k, (name, value) in enumerate((references or {}).items()):
-        right.axhline(value, color="tab:red", ls="--", lw=0.8, alpha=0.4 + 0.3 * k)
-        right.annotate(name, (x[0], value), fontsize=7, color="tab:red", va="bottom")
-    right.set_ylabel(f"win rate, 1 vs 3 {opponent} (95% CI)", color="tab:red")
-    fig.legend(loc="lower right", bbox_to_anchor=(0.88, 0.14), fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 class DistillConfig(RunConfig):
     """Distillation from scratch (and :class:`~training.config.RunConfig`'s fields: run_name,
     runs_dir, seed, rules, hidden, device).
@@ -629,111 +492,3 @@ def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True,
                "eval": evaluation}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
     return summary
-
-
-def _reference(item: str) -> tuple[str, float]:
-    """``--reference NAME=RATE``: a named win rate to draw on the plot."""
-    import argparse
-
-    name, _, rate = item.rpartition("=")
-    try:
-        if name:
-            return name, float(rate)
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"{item!r}: write NAME=RATE with a win rate such as goal=0.35")
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Fit networks to search labels (``fit``), measure a learning curve (``curve``) and draw
-    curves (``plot``)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m training.distill", description=main.__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("fit", "curve"):
-        p = sub.add_parser(name)
-        p.add_argument("--labels", required=True, nargs="+",
-                       help="folders of training.labels shards, one rule set (read in this order; the held-out "
-                            "shards are the last folder's)")
-        p.add_argument("--temperature", type=float, default=0.02, help="0: the teacher's choice; else softmax(q/T)")
-        p.add_argument("--init", default=None, help="start from this checkpoint (zoo:NAME or a path); default scratch")
-        p.add_argument("--epochs", type=int, default=4)
-        p.add_argument("--learning-rate", type=float, default=3e-4, help="Adam's, annealed linearly to 0")
-        p.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="the network's layer widths")
-        p.add_argument("--action-head", type=int, default=0,
-                       help="width of an action-scoring head beside the linear one (0: none; "
-                            "agents.torch_policy.ActionScorer)")
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--deal-sets", type=int, default=100, help="strength: deal sets of 1 vs 3 --opponent")
-        p.add_argument("--opponent", default="heuristic", help="strength: the agent spec in the other seats")
-        p.add_argument("--workers", type=int, default=1, help="strength: processes playing the deal sets")
-        p.add_argument("--imitate", default=None,
-                       help="first fit the network to this agent's own play (e.g. heuristic); not with --init")
-        p.add_argument("--imitation-games", type=int, default=1000)
-        p.add_argument("--imitation-epochs", type=int, default=4)
-        p.add_argument("--torch-threads", type=int, default=1)
-        p.add_argument("--holdout", type=float, default=0.1, help="the last folder's last shards' share kept out (agreement)")
-        p.add_argument("--no-progress", action="store_true")
-    sub.choices["fit"].add_argument("--limit", type=int, default=None, help="the first N training labels")
-    sub.choices["fit"].add_argument("--out", required=True, help="the checkpoint to write")
-    sub.choices["curve"].add_argument("--sizes", type=int, nargs="+", required=True)
-    sub.choices["curve"].add_argument("--json", default=None,
-                                      help="the points, written after each one; an existing file is continued "
-                                           "(its sizes are not fitted again)")
-    sub.choices["curve"].add_argument("--plot", default=None)
-    drawn = sub.add_parser("plot", help="draw the points of one or more curve --json files on one plot")
-    drawn.add_argument("--json", nargs="+", required=True, help="curve --json files (their points, one line per "
-                                                                "teacher and learning rate)")
-    drawn.add_argument("--opponent", default="heuristic", help="the points' opponent (their win rates)")
-    drawn.add_argument("--out", required=True, help="the image to write (PNG)")
-    for p in (sub.choices["curve"], drawn):
-        p.add_argument("--reference", nargs="+", default=[], metavar="NAME=RATE", type=_reference,
-                       help="win rates drawn as dashed lines on the plot (e.g. goal=0.35)")
-    args = parser.parse_args(argv)
-    if getattr(args, "imitate", None) and args.init:
-        parser.error("--imitate and --init both choose the starting network: give one")
-    references = dict(getattr(args, "reference", []))
-    if args.command == "plot":
-        points = [row for f in args.json for row in json.loads(Path(f).read_text())]
-        plot_curve(points, args.out, opponent=args.opponent, references=references)
-        return
-    torch.set_num_threads(max(1, args.torch_threads))
-    config = _rules(args.labels)
-    if args.command == "fit":
-        train, test = split_labels(args.labels, args.holdout, limit=args.limit, temperature=args.temperature)
-        init: str | ActorCritic | None = args.init
-        warm: dict[str, Any] = {}
-        if args.imitate:
-            init, warm = imitate(args.imitate, config, args.imitation_games, args.imitation_epochs, args.hidden,
-                                 args.seed, progress=not args.no_progress, action_head=args.action_head)
-            warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(init, test)}
-        model, stats = fit(train, config, init=init, temperature=args.temperature, epochs=args.epochs,
-                           learning_rate=args.learning_rate, hidden=args.hidden, seed=args.seed, test=test,
-                           progress=not args.no_progress, action_head=args.action_head)
-        stats["imitation"] = warm
-        save_model(model, config, args.out, stats)
-        if args.deal_sets:
-            stats[f"vs_{args.opponent}"] = strength(model, config, args.opponent, args.deal_sets, args.seed,
-                                                    args.workers)
-        print(json.dumps(stats, indent=2))
-        return
-    out = Path(args.json) if args.json else None
-    done = json.loads(out.read_text()) if out is not None and out.is_file() else []
-
-    def save(rows: list[dict[str, Any]]) -> None:
-        if out is not None:
-            atomic_write(out, lambda f: f.write(json.dumps(rows, indent=2).encode()))
-
-    rows = learning_curve(args.labels, args.sizes, args.temperature, args.init, args.deal_sets, args.epochs,
-                          args.seed, opponent=args.opponent, progress=not args.no_progress, holdout=args.holdout,
-                          learning_rate=args.learning_rate, hidden=args.hidden, action_head=args.action_head,
-                          imitate_agent=args.imitate, imitation_games=args.imitation_games,
-                          imitation_epochs=args.imitation_epochs, workers=args.workers, done=done, on_row=save)
-    save(rows)
-    if args.plot:
-        plot_curve(rows, args.plot, opponent=args.opponent, references=references)
-
-
-if __name__ == "__main__":
-    main()

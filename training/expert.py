@@ -127,7 +127,7 @@ def collect_games(weights: dict, seeds: list[int], cfg: dict) -> dict[str, Any]:
     """Play one game per seed in this worker (:func:`collector_state`); returns the samples
     (student decisions with a choice: :data:`SAMPLE_KEYS`) and counts. The games run in lockstep
     (:func:`training.labels.collect_labels`) unless the teacher reads the history or
-    ``cfg["one_by_one"]`` asks for the env loop (``benchmarks/expert.py`` times both)."""
+    ``cfg["one_by_one"]`` asks for the env loop (``lab/benchmarks/expert.py`` times both)."""
     state = worker_state()
     config, teacher, model = state["config"], state["teacher"], state["model"]
     model.load_state_dict(weights)

@@ -11,7 +11,7 @@ keeps one with probability proportional to its weight: sampling-importance-resam
 
 **The opponent model** is a softmax over :func:`agents.baselines.score_plays` (the heuristic's
 scores of the legal plays) at temperature ``temp``, fitted by maximum likelihood on recorded
-games of several agents (``python -m training.opponent_model``; the fit and its figures are in
+games of several agents (``python -m lab.opponent_model``; the fit and its figures are in
 the README). Draws and passes carry no weight: what they say (no legal play) is a constraint the
 sampler already applies.
 

@@ -20,7 +20,7 @@ infer      constraints ``constraints``: worlds respect the opponents' failures t
                        (``0`` too). ``constraints`` is the default because ``policy`` measured no
                        stronger and costs a third of the worlds (README, "Search agents")
 temp       TEMP        the opponent model's softmax temperature over heuristic scores (fitted,
-                       see :mod:`training.opponent_model`)
+                       see ``lab/opponent_model.py``)
 proposals  8           ``infer=policy``: candidate worlds dealt for each world kept
 keep       0           chance that an opponent holds one tile of a value it failed to match
 race       0           pimc: racing (:mod:`agents.search.racing`): stop trying an action once the
@@ -45,7 +45,7 @@ __all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSpecError
 
 ALGORITHMS = ("pimc", "ismcts")
 INFER_MODES = ("policy", "constraints", "none")  #: how worlds use what the opponents showed
-TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (training.opponent_model)
+TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
 VALUES = ("win", "points")
 DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 40.0, "sims": 0, "rollout": "heuristic", "value": "points",

@@ -677,23 +677,6 @@ class Game:
             self._deals[-1] = bytes(deal)
             bone[j], bone[top] = bone[top], bone[j]
 
-    def order_boneyard(self, tiles: Sequence[int]) -> None:
-        """Arrange the whole boneyard: ``tiles`` (tile indices, exactly the boneyard's, top first)
-        are drawn in that order; for counterfactual rollouts of a finished game's chance events
-        (:mod:`training.luck`). The round's deal in :meth:`to_record` is kept in step.
-
-        Raises:
-            DealError: ``tiles`` are not the boneyard's tiles (nothing changes).
-        """
-        order = [_as_index(t) for t in tiles]
-        if sorted(order) != sorted(self._bone):
-            raise DealError(f"the boneyard holds {sorted(self._bone)}; got {order}")
-        self._bone[:] = order[::-1]  # pop() takes the top
-        deal = bytearray(self._deals[-1])
-        base = len(deal) - len(order)
-        deal[base:] = bytes(order)
-        self._deals[-1] = bytes(deal)
-
     @property
     def played_bits(self) -> int:
         """Tiles on the layout this round, as action bits."""

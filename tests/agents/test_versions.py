@@ -3,6 +3,8 @@ and a version-1 network widened to version 2 (or grown into wider layers) plays 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -114,9 +116,13 @@ def test_an_unknown_observation_version_is_refused(tmp_path):
         ObservationEncoder(CONFIG, version=9)
 
 
+V1_NETWORK = str(Path(__file__).resolve().parents[1] / "fixtures" / "strong-4p-v1.pt")
+
+
 def test_a_v1_network_plays_search_rollouts_and_eval():
-    """zoo:strong-4p-v1 (observation version 1) as the rollout policy of a search, and seated in
-    an evaluation next to the v2 network."""
+    """The 4-player network of observation version 1 (``tests/fixtures/strong-4p-v1.pt``, once
+    shipped as zoo:strong-4p-v1) as the rollout policy of a search, and seated in an evaluation
+    next to the v2 network."""
     from training.evaluate import evaluate
 
     config = RulesConfig()
@@ -124,9 +130,9 @@ def test_a_v1_network_plays_search_rollouts_and_eval():
     game, rng = Game(config, seed=3), np.random.default_rng(3)
     while len(game.legal_actions()) < 2:
         game.apply(game.legal_actions()[0])
-    searcher = agents.load("search:rollout=zoo:strong-4p-v1:ms=0:sims=2", config)
+    searcher = agents.load(f"search:rollout={V1_NETWORK}:ms=0:sims=2", config)
     action = searcher.act(encoder.observe(game), rng)
     assert action in game.legal_actions() and searcher.last_search["rollout_decisions"] > 0
-    lineup = ["zoo:strong-4p-v1"] + ["zoo:strong-4p"] * 3
+    lineup = [V1_NETWORK] + ["zoo:strong-4p"] * 3
     report = evaluate(lineup, config=RulesConfig(rounds=1), deal_sets=1, seed=0, progress=False)
-    assert {r.spec for r in report.results} == {"zoo:strong-4p-v1", "zoo:strong-4p"}
+    assert {r.spec for r in report.results} == {V1_NETWORK, "zoo:strong-4p"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cf_env.engine import DealError, EventKind, Game, RulesConfig, Tile, unpack_event
+from cf_env.engine import DealError, EventKind, Game, RulesConfig, unpack_event
 
 
 @pytest.mark.parametrize("config", [RulesConfig(rounds=3), RulesConfig(num_players=2, max_pip=6, draw_rule="until_playable")])
@@ -47,47 +47,28 @@ def test_a_tile_outside_the_boneyard_is_refused_and_nothing_changes():
 
 
 @pytest.mark.parametrize("config", [RulesConfig(rounds=3), RulesConfig(num_players=2, max_pip=6, draw_rule="until_playable")])
-def test_an_ordered_boneyard_is_drawn_in_that_order_and_the_record_replays(config):
+def test_chosen_draws_are_drawn_and_the_record_replays(config):
     rng = np.random.default_rng(2)
     game = Game(config, seed=3)
-    ordered = 0
+    chosen = 0
     while not game.is_over:
         legal = game.legal_actions()
         action = legal[rng.integers(len(legal))]
-        if action == config.num_actions - 2 and ordered < 6:
-            order = [int(t) for t in rng.permutation(game.boneyard_tiles())]
-            game.order_boneyard(order)
+        if action == config.num_actions - 2 and chosen < 6:
+            tile = int(rng.choice(game.boneyard_tiles()))
+            game.set_next_draw(tile)
             drawer, round_before = game.current_player, game.round_index
             before = game.event_count
             game.apply(action)
-            codes = game.event_codes(before)
-            draws = [(who, tile, rnd) for kind, who, tile, rnd in map(unpack_event, codes.tolist())
+            draws = [(who, t, rnd) for kind, who, t, rnd in map(unpack_event, game.event_codes(before).tolist())
                      if kind == EventKind.DRAW]
             assert {(who, rnd) for who, _, rnd in draws} == {(drawer, round_before)}
-            drawn = [tile for _, tile, _ in draws]
-            assert drawn == order[:len(drawn)]
-            ordered += 1
+            assert draws[0][1] == tile
+            chosen += 1
         else:
             game.apply(action)
-    assert ordered
+    assert chosen
     assert Game.from_record(game.to_record()).events() == game.events()
     again = game.rewound()  # the game's own deals, no JSON: the same game again
     again.apply_all(game.actions())
     assert again.events() == game.events() and again.round_scores == game.round_scores
-    deal = game.to_record()["deals"][0]
-    hands, bone = game.deal_tiles(0)
-    def pair(t: int) -> list[int]:
-        return [Tile.from_index(t).low, Tile.from_index(t).high]
-
-    assert [[pair(t) for t in hand] for hand in hands] == deal["hands"]
-    assert [pair(t) for t in bone] == deal["boneyard"]
-
-
-def test_an_order_that_is_not_the_boneyard_is_refused_and_nothing_changes():
-    game = Game(RulesConfig(), seed=1)
-    before = (game.boneyard_tiles(), game.to_record())
-    tiles = game.boneyard_tiles()
-    for bad in (tiles[:-1], [*tiles[:-1], game.hand(0)[0].index], [*tiles, tiles[0]]):
-        with pytest.raises(DealError, match="boneyard holds"):
-            game.order_boneyard(bad)
-    assert (game.boneyard_tiles(), game.to_record()) == before

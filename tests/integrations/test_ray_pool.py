@@ -36,14 +36,14 @@ def test_eval_and_expert_on_a_cluster_match_this_process(cluster, tmp_path):
     address, env = cluster
     rules = ["--players", "2", "--max-pip", "6", "--rounds", "2", "--deal-sets", "6", "--seed", "3", "--no-progress"]
     local, remote = tmp_path / "local.json", tmp_path / "remote.json"
-    out = _cli(["eval", "heuristic", "random", *rules, "--luck-correction", "--json", str(local)], env)
+    out = _cli(["eval", "heuristic", "random", *rules, "--json", str(local)], env)
     assert out.returncode == 0, out.stderr[-3000:]
-    out = _cli(["eval", "heuristic", "random", *rules, "--luck-correction", "--json", str(remote),
+    out = _cli(["eval", "heuristic", "random", *rules, "--json", str(remote),
                 "--address", address], env)
     assert out.returncode == 0, out.stderr[-3000:]
     a, b = json.loads(local.read_text()), json.loads(remote.read_text())
     for ra, rb in zip(a["results"], b["results"]):
-        for key in ("win_rate", "win_rate_ci95", "mean_points", "win_rate_corrected", "mean_points_corrected_ci95"):
+        for key in ("win_rate", "win_rate_ci95", "mean_points", "mean_points_ci95"):
             assert ra[key] == pytest.approx(rb[key]), key
     out = _cli(["expert", "--config", str(ROOT / "configs" / "expert-smoke.yaml"), "--runs-dir", str(tmp_path),
                 "--iterations", "1", "--workers", "2", "--address", address, "--no-progress"], env)

@@ -1,4 +1,4 @@
-"""Luck-corrected evaluation (AIVAT, training/luck.py): how much narrower its intervals are, what
+"""Luck-corrected evaluation (AIVAT, lab/luck/): how much narrower its intervals are, what
 it costs, and how many games each estimate needs for +-2 points of win rate.
 
 For each lineup: the first agent's standard error of the win rate and of the mean points per
@@ -19,10 +19,10 @@ leaves only the second: ``floor_se_ratio`` is its standard error over the raw on
 games. Its agents must act in batches (random, greedy, heuristic, checkpoints: not the search
 lineups).
 
-    python benchmarks/luck.py --deal-sets 100 --workers 2 --lineups network
-    python benchmarks/luck.py --lineups network,search,heuristic,2p --json runs/luck.json
-    python benchmarks/luck.py --lineups heuristic --rollouts 16 --deal-sets 50 --workers 2
-    python benchmarks/luck.py --floor --lineups network,heuristic,2p --deal-sets 400 --reshuffles 16
+    python -m lab.benchmarks.luck --deal-sets 100 --workers 2 --lineups network
+    python -m lab.benchmarks.luck --lineups network,search,heuristic,2p --json runs/luck.json
+    python -m lab.benchmarks.luck --lineups heuristic --rollouts 16 --deal-sets 50 --workers 2
+    python -m lab.benchmarks.luck --floor --lineups network,heuristic,2p --deal-sets 400 --reshuffles 16
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ import agents
 from agents.base import act_batch
 from cf_env import RulesConfig
 from cf_env.vector import VectorGame
-from training.evaluate import evaluate, generate_deals
+from lab.luck import luck_evaluate
+from training.evaluate import generate_deals
 
 LINEUPS = {
     "network": (["zoo:strong-4p", "heuristic", "heuristic", "heuristic"], 4),
@@ -58,31 +59,33 @@ def measure(name: str, deal_sets: int, seed: int, workers: int, value: str | Non
     lineup, players = LINEUPS[name]
     config = RulesConfig(num_players=players)
     start = time.perf_counter()
-    report = evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=False, workers=workers,
-                      luck=value or True, luck_rollouts=rollouts)
+    luck = luck_evaluate(lineup, config, deal_sets=deal_sets, seed=seed, progress=False, workers=workers,
+                         value=value, rollouts=rollouts)
     seconds = time.perf_counter() - start
+    report = luck.report
     r = report.results[0]
+    c = luck.corrected[r.spec]
     seat_games = r.seat_games
     out = {
         "lineup": lineup, "games": report.games, "deal_sets": deal_sets, "seed": seed, "workers": workers,
         "rollouts": rollouts,
         "win_rate": r.win_rate, "win_rate_ci95": r.win_rate_ci95, "win_rate_wilson_ci95": r.win_rate_wilson_ci95,
-        "win_rate_corrected": r.win_rate_corrected, "win_rate_corrected_ci95": r.win_rate_corrected_ci95,
-        "mean_points": r.mean_points, "mean_points_corrected": r.mean_points_corrected,
+        "win_rate_corrected": c["win_rate"], "win_rate_corrected_ci95": c["win_rate_ci95"],
+        "mean_points": r.mean_points, "mean_points_corrected": c["mean_points"],
         "se": {"win_rate_seat_games": r.win_rate_seat_se, "win_rate_deal_sets": r.win_rate_se,
-               "win_rate_corrected": r.win_rate_corrected_se, "mean_points_deal_sets": r.mean_points_se,
-               "mean_points_corrected": r.mean_points_corrected_se, "mean_points_seat_games": r.mean_points_seat_se},
+               "win_rate_corrected": c["win_rate_se"], "mean_points_deal_sets": r.mean_points_se,
+               "mean_points_corrected": c["mean_points_se"], "mean_points_seat_games": r.mean_points_seat_se},
         "se_reduction_vs_seat_games": {
-            "win_rate": 1 - r.win_rate_corrected_se / r.win_rate_seat_se if r.win_rate_seat_se else None,
-            "mean_points": 1 - r.mean_points_corrected_se / r.mean_points_seat_se if r.mean_points_seat_se else None},
+            "win_rate": 1 - c["win_rate_se"] / r.win_rate_seat_se if r.win_rate_seat_se else None,
+            "mean_points": 1 - c["mean_points_se"] / r.mean_points_seat_se if r.mean_points_seat_se else None},
         "se_reduction_vs_deal_sets": {
-            "win_rate": 1 - r.win_rate_corrected_se / r.win_rate_se if r.win_rate_se else None,
-            "mean_points": 1 - r.mean_points_corrected_se / r.mean_points_se if r.mean_points_se else None},
+            "win_rate": 1 - c["win_rate_se"] / r.win_rate_se if r.win_rate_se else None,
+            "mean_points": 1 - c["mean_points_se"] / r.mean_points_se if r.mean_points_se else None},
         "games_for_2_points": {"raw_seat_games": games_for(r.win_rate_seat_se, seat_games),
                                "raw_deal_sets": games_for(r.win_rate_se, seat_games),
-                               "corrected": games_for(r.win_rate_corrected_se, seat_games)},
-        "ms_per_game": report.ms_per_game, "luck_ms_per_game": report.luck_ms_per_game,
-        "cost_ratio": (report.ms_per_game + report.luck_ms_per_game) / report.ms_per_game,
+                               "corrected": games_for(c["win_rate_se"], seat_games)},
+        "ms_per_game": report.ms_per_game, "luck_ms_per_game": luck.ms_per_game,
+        "cost_ratio": (report.ms_per_game + luck.ms_per_game) / report.ms_per_game,
         "wall_seconds": seconds,
     }
     return out

@@ -20,7 +20,7 @@ plain one agrees with itself.
 checkout, the script times that release's one-decision teacher with the same network. Prints
 JSON, medians over ``--runs``::
 
-    python benchmarks/expert.py --games 4 --runs 3 --agreement 300
+    python -m lab.benchmarks.expert --games 4 --runs 3 --agreement 300
 """
 
 from __future__ import annotations

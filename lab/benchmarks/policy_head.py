@@ -5,7 +5,7 @@ value loss, backward, Adam) on a minibatch, and inference on a batch of position
 Runs alternate between the two networks; prints JSON with milliseconds per call (medians over
 ``--runs``), the ratios within each run (median), and each network's weights.
 
-    python benchmarks/policy_head.py --runs 5 --threads 1
+    python -m lab.benchmarks.policy_head --runs 5 --threads 1
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.torch_policy import ActorCritic, observation_scale
 from cf_env import ObservationEncoder, RulesConfig

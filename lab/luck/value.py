@@ -25,7 +25,8 @@ The events corrected (:meth:`LuckCorrector.terms`; each kind can be switched on 
   policy. Deterministic agents (the baselines, greedy networks) have terms of exactly zero, and a
   search agent's policy is unknown: its decisions are never corrected.
 
-A duplicate-deal evaluation (:func:`training.evaluate.evaluate`) corrects draws and decisions
+A duplicate-deal evaluation (:func:`lab.luck.evaluation.luck_evaluate`, through the hook of
+:func:`training.evaluate.evaluate`) corrects draws and decisions
 only (:data:`DUPLICATE_EVENTS`): its rotations already deal every seat's hand to every agent.
 
 ``v`` (:class:`LuckValue`) is a small network of the full state (every hand, the layout's open
@@ -33,14 +34,14 @@ values and forced slots, the totals, the round) that predicts each seat's points
 normal; the rounds still to come add a round's mean and variance, and the win shares are the
 chances of ending lowest. It is fitted once per rules on games of its own (:func:`fit_luck_value`:
 the heuristic, greedy and a noisy heuristic on the batched engine, from a fixed seed, never the
-evaluated games); the 4-player and 2-player double-nine ones ship in ``agents/zoo`` and the others
+evaluated games); the 4-player and 2-player double-nine ones ship in ``lab/zoo`` and the others
 are fitted on first use and cached (:func:`load_luck_value`). Draw terms may instead be valued by
 compiled rollouts of the round with common random numbers (``rollouts``,
-:mod:`training.luck_rollouts`: the finished game played again on the batched engine; a research
+:mod:`lab.luck.rollouts`: the finished game played again on the batched engine; a research
 setting, seconds per game; see the README for what each ``v`` measured and for how much of an
-evaluation's spread the draws are: ``benchmarks/luck.py --floor``).
+evaluation's spread the draws are: ``python -m lab.benchmarks.luck --floor``).
 
-``python -m training.luck fit --players 4 --games 12000`` fits and writes one.
+``python -m lab.luck fit --players 4 --games 12000`` fits and writes one.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from cf_env.engine.scoring import tile_points, win_share
 
 __all__ = ["DEAL_SAMPLES", "DRAW_SAMPLES", "DUPLICATE_EVENTS", "EVENTS", "LuckCorrector", "LuckFeatures",
            "LuckValue", "corrected_outcomes", "fit_luck_value", "load_luck_value", "outcome", "rules_key",
-           "shipped_path", "t_interval", "win_shares"]
+           "shipped_path", "win_shares"]
 
 DEAL_SAMPLES = 8  #: fresh deals per round standing for every deal in a deal term
 DRAW_SAMPLES = 3  #: tiles of the boneyard, drawn at random, standing for all of them in a draw term
@@ -72,7 +73,7 @@ EVENTS = ("deal", "draw", "decision")  #: the kinds of luck terms (each one is m
 #: hands, so an agent's mean over them already holds every seat's cards once, and deal terms only
 #: add the noise of their sampled expectation (measured: README "Luck-corrected evaluation")
 DUPLICATE_EVENTS = ("draw", "decision")
-_SHIPPED = Path(__file__).resolve().parent.parent / "agents" / "zoo"
+_SHIPPED = Path(__file__).resolve().parent.parent / "zoo"
 
 
 def rules_key(config: RulesConfig) -> str:
@@ -332,7 +333,7 @@ class LuckCorrector:
         the player deciding at the game's decision ``i`` when its policy is known (else ``None``).
 
         ``boards``: the board at each of the game's draws, ``(open values as a bitmask, forced
-        slots left)``, as :func:`training.evaluate.play_game` records them. With them, one draw per
+        slots left)``, as :func:`lab.luck.evaluation.replay_decisions` records them. With them, one draw per
         draw (``draw_rule`` "one") and no decision to correct, the game is followed from its event
         log alone; otherwise it is played again from its deals. ``seats``: the agent spec at each
         seat, for rollouts (:attr:`rollouts`): ``greedy`` and ``random`` seats are rolled out by
@@ -380,10 +381,10 @@ class LuckCorrector:
         (``seats``, see :meth:`terms`), the same boneyard orders for every tile (common random
         numbers: the difference between tiles is what counts); the game is played again from its
         deals on the batched engine's compiled kernels
-        (:func:`training.luck_rollouts.replay_draw_rollouts`)."""
+        (:func:`lab.luck.rollouts.replay_draw_rollouts`)."""
         from agents.search.rollout import HEURISTIC
         from agents.search.spec import ROLLOUTS
-        from training.luck_rollouts import replay_draw_rollouts
+        from lab.luck.rollouts import replay_draw_rollouts
 
         if played.config != self.config:
             raise ConfigError(f"the game was played under {played.config.to_dict()}, the corrector's rules are "
@@ -514,27 +515,6 @@ class _Walk:
                 self.totals[:] = self.scores[rnd]
 
 
-def t_interval(values: Sequence[float] | np.ndarray, lo: float = -math.inf, hi: float = math.inf) -> tuple[float, float]:
-    """The 95% t-interval of the mean of ``values`` (independent units: deal sets), kept inside
-    ``[lo, hi]``; ``(lo, hi)`` for fewer than two values."""
-    x = np.asarray(values, float)
-    if x.size < 2:
-        return lo, hi
-    half = t_quantile(x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
-    return max(lo, float(x.mean() - half)), min(hi, float(x.mean() + half))
-
-
-def t_quantile(df: int) -> float:
-    """Student's t 97.5% quantile for ``df`` degrees of freedom: the Cornish-Fisher series in
-    ``1/df`` around the normal's 1.96 (within 0.12% of the exact value from df 5 on, 1e-5 from
-    df 30), the exact values below that."""
-    if df <= 4:
-        return (12.706204736174705, 4.302652729749464, 3.182446305284263, 2.7764451051977987)[df - 1]
-    z = 1.959963984540054
-    return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
-
-
 # ---------------------------------------------------------------------- the value function
 
 
@@ -636,10 +616,10 @@ class LuckValue:
         try:
             data = torch.load(path, map_location="cpu", weights_only=False)
         except Exception as exc:  # torch raises pickle's, zipfile's or its own errors for a file not its own
-            raise ConfigError(f"{path} is not a luck value function (made by training.luck.fit_luck_value): "
+            raise ConfigError(f"{path} is not a luck value function (made by lab.luck.fit_luck_value): "
                               f"{type(exc).__name__}: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != "chickenfoot-luck-value":
-            raise ConfigError(f"{path} is not a luck value function (made by training.luck.fit_luck_value)")
+            raise ConfigError(f"{path} is not a luck value function (made by lab.luck.fit_luck_value)")
         rules = RulesConfig.from_dict(data["rules"])
         if config is not None and rules != config:
             raise ConfigError(f"the value function in {path} was fitted for {rules.to_dict()}, not {config.to_dict()}")
@@ -813,13 +793,13 @@ def _cache_dir() -> Path:
 
 
 def shipped_path(config: RulesConfig) -> Path:
-    """Where the value function shipped for ``config`` would lie (``agents/zoo/luck-KEY.pt``)."""
+    """Where the value function shipped for ``config`` would lie (``lab/zoo/luck-KEY.pt``)."""
     return _SHIPPED / f"luck-{rules_key(config)}.pt"
 
 
 def load_luck_value(config: RulesConfig, path: str | Path | None = None, progress: bool = True) -> LuckValue:
     """The value function of a luck-corrected evaluation of ``config``: the one at ``path``; else
-    the one shipped in ``agents/zoo`` for these rules (4-player and 2-player double-nine); else one
+    the one shipped in ``lab/zoo`` for these rules (4-player and 2-player double-nine); else one
     fitted before for them (the cache, see :func:`_cache_dir`); else one fitted now
     (:func:`fit_luck_value`, about a minute for double-nine on one core) and cached."""
     if path is not None:
@@ -837,40 +817,3 @@ def load_luck_value(config: RulesConfig, path: str | Path | None = None, progres
     value.save(tmp)
     os.replace(tmp, target)  # atomic: workers that fit at once do not read half a file
     return value
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m training.luck fit --players 4 --games 20000 --hidden 256 --epochs 4``: fit the
-    value function of a rules configuration and write it (by default where the evaluation looks
-    for a shipped one, ``agents/zoo/luck-KEY.pt``)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m training.luck", description=main.__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    fit = sub.add_parser("fit", help="fit and write a value function")
-    fit.add_argument("--players", type=int, default=4)
-    fit.add_argument("--max-pip", type=int, default=9)
-    fit.add_argument("--rounds", type=int, default=None)
-    fit.add_argument("--hand-size", type=int, default=None)
-    fit.add_argument("--games", type=int, default=4000)
-    fit.add_argument("--epochs", type=int, default=3)
-    fit.add_argument("--hidden", type=int, default=64)
-    fit.add_argument("--seed", type=int, default=20_180_202)
-    fit.add_argument("--tiles", action="store_true", help="also read every hand tile by tile (a larger input)")
-    fit.add_argument("--out", default=None, help="[default: agents/zoo/luck-KEY.pt]")
-    args = parser.parse_args(argv)
-    rules: dict[str, Any] = {"num_players": args.players, "max_pip": args.max_pip}
-    if args.rounds is not None:
-        rules["rounds"] = args.rounds
-    if args.hand_size is not None:
-        rules["hand_size"] = args.hand_size
-    config = RulesConfig(**rules)
-    value = fit_luck_value(config, games=args.games, seed=args.seed, epochs=args.epochs, hidden=args.hidden,
-                           tiles=args.tiles)
-    out = Path(args.out) if args.out else shipped_path(config)
-    value.save(out)
-    print(json.dumps({"path": str(out), "rules": config.to_dict(), **value.meta}, indent=1))
-
-
-if __name__ == "__main__":
-    main()

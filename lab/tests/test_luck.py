@@ -1,4 +1,4 @@
-"""The luck-corrected evaluation (training.luck): its terms are mean-zero, exactly on a game small
+"""The luck-corrected evaluation (lab.luck): its terms are mean-zero, exactly on a game small
 enough to list every deal, draw and decision, and within noise on many real games."""
 
 from __future__ import annotations
@@ -13,16 +13,17 @@ import pytest
 from agents import HeuristicAgent
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig
 from cf_env.engine import Tile
-from tests.scripted import deal
-from training.luck import (
+from lab.luck import (
     LuckCorrector,
     LuckFeatures,
     LuckValue,
     corrected_outcomes,
     fit_luck_value,
-    t_interval,
-    t_quantile,
+    luck_evaluate,
+    replay_decisions,
 )
+from tests.scripted import deal
+from training.stats import t_interval, t_quantile
 
 TINY = RulesConfig(max_pip=2, num_players=2, hand_size=2, rounds=1, center_arms=2)
 
@@ -205,62 +206,56 @@ def test_evaluate_reports_corrected_figures_over_deal_sets_the_same_with_two_wor
     value = _small_value(SMALL)
     path = tmp_path / "v.pt"
     value.save(path)
-    one = evaluate(["heuristic", "random"], SMALL, deal_sets=12, seed=4, progress=False, luck=path)
-    two = evaluate(["heuristic", "random"], SMALL, deal_sets=12, seed=4, progress=False, luck=path, workers=2)
-    for a, b in zip(one.results, two.results):
-        for name in ("win_rate", "win_rate_ci95", "win_rate_corrected", "win_rate_corrected_ci95", "mean_points_ci95",
-                     "mean_points_corrected", "mean_points_corrected_ci95"):
+    one = luck_evaluate(["heuristic", "random"], SMALL, deal_sets=12, seed=4, progress=False, value=path)
+    two = luck_evaluate(["heuristic", "random"], SMALL, deal_sets=12, seed=4, progress=False, value=path, workers=2)
+    for a, b in zip(one.report.results, two.report.results):
+        for name in ("win_rate", "win_rate_ci95", "mean_points_ci95"):
             assert getattr(a, name) == pytest.approx(getattr(b, name)), name
-    r = one.results[0]
-    for lo, hi in (r.win_rate_ci95, r.win_rate_corrected_ci95):
+        for name in ("win_rate", "win_rate_ci95", "mean_points", "mean_points_ci95"):
+            assert one.corrected[a.spec][name] == pytest.approx(two.corrected[b.spec][name]), name
+    r, c = one.report.results[0], one.corrected["heuristic"]
+    for lo, hi in (r.win_rate_ci95, c["win_rate_ci95"]):
         assert 0.0 <= lo <= hi <= 1.0
-    assert r.win_rate_corrected != r.win_rate  # the random seat's decisions and the draws were corrected
-    assert len(one.per_deal_set["heuristic"]) == 12 and one.luck_ms_per_game > 0
+    assert c["win_rate"] != r.win_rate  # the random seat's decisions and the draws were corrected
+    assert len(c["per_deal_set"]) == 12 and one.ms_per_game > 0
     assert "luck-corrected (AIVAT)" in one.table()
     plain = evaluate(["heuristic", "random"], SMALL, deal_sets=12, seed=4, progress=False)
-    assert plain.results[0].win_rate == r.win_rate and plain.results[0].win_rate_corrected is None
+    assert plain.results[0].win_rate == r.win_rate and not plain.hook_results
     assert not list(cache.glob("luck/*.pt"))  # a given value function is not fitted again
 
 
-def test_the_cli_writes_the_contract_fields_and_fits_a_missing_value_function_once(cache, tmp_path, monkeypatch) -> None:
+def test_the_lab_command_writes_the_corrected_fields_and_fits_a_missing_value_function_once(cache, tmp_path,
+                                                                                          monkeypatch) -> None:
     import json
 
-    from click.testing import CliRunner
-
-    import training.luck as luck
-    from chickenfoot.cli import main
+    import lab.luck.value as luck
+    from lab.luck.__main__ import main
 
     monkeypatch.setattr(luck, "fit_luck_value", lambda config, progress=True: _small_value(config))
     out = tmp_path / "report.json"
     args = ["eval", "heuristic", "greedy", "--players", "2", "--max-pip", "4", "--hand-size", "4", "--rounds", "2",
-            "--deal-sets", "6", "--no-progress", "--luck-correction", "--json", str(out)]
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 0, result.output
-    assert "luck-corrected (AIVAT)" in result.output
+            "--deal-sets", "6", "--no-progress", "--json", str(out)]
+    main(args)
     data = json.loads(out.read_text())
-    for name in ("win_rate", "win_rate_ci95", "win_rate_corrected", "win_rate_corrected_ci95", "mean_points_ci95",
-                 "mean_points_corrected", "mean_points_corrected_ci95"):
-        assert data["results"][0][name] is not None, name
+    assert data["results"][0]["win_rate"] is not None
+    for name in ("win_rate", "win_rate_ci95", "mean_points", "mean_points_ci95"):
+        assert data["luck"]["corrected"]["heuristic"][name] is not None, name
     assert len(list(cache.glob("luck/*.pt"))) == 1
-    result = CliRunner().invoke(main, ["eval", "heuristic", "greedy", "--luck-value", str(out)])
-    assert result.exit_code == 2 and "--luck-correction" in result.output
-    result = CliRunner().invoke(main, args[:-2] + ["--luck-value", str(out)])
-    assert result.exit_code == 1 and "not a luck value function" in result.output
+    with pytest.raises(ConfigError, match="not a luck value function"):
+        main(args[:-2] + ["--value", str(out)])
 
 
 def test_bad_luck_arguments_are_typed_errors() -> None:
-    from training.evaluate import evaluate
-
-    with pytest.raises(ConfigError, match="luck must be"):
-        evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, luck=3)
+    with pytest.raises(ConfigError, match="value must be"):
+        luck_evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, value=3)
     with pytest.raises(ConfigError, match="no luck value function"):
-        evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, luck="/nonexistent/v.pt")
+        luck_evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, value="/nonexistent/v.pt")
     with pytest.raises(ConfigError, match="not finished"):
         corrected_outcomes(LuckValue(SMALL, hidden=4), [Game(SMALL, seed=0)], np.random.default_rng(0))
 
 
 def test_following_the_event_log_gives_the_terms_of_playing_again() -> None:
-    """The fast path (the event log and the boards recorded in play) and the replay agree."""
+    """The fast path (the event log and the boards recorded in a replay) and playing again agree."""
     from cf_env import raw_env
     from training.evaluate import play_game
 
@@ -269,8 +264,9 @@ def test_following_the_event_log_gives_the_terms_of_playing_again() -> None:
     seats = [HeuristicAgent(config)] * 3
     value = LuckValue(config, hidden=8)
     for seed in range(4):
-        boards: list = []
-        game = play_game(env, seats, None, np.random.default_rng(seed), seed=seed, boards=boards)
+        game = play_game(env, seats, None, np.random.default_rng(seed), seed=seed)
+        policies, boards = replay_decisions(game, seats)
+        assert policies == [None] * len(game.actions())  # the heuristic's policy is not known
         assert len(boards) == sum(1 for e in game.events() if e.kind == 3)  # one per draw
         fast = corrected_outcomes(value, [game], np.random.default_rng(1), boards=[boards])
         slow = corrected_outcomes(value, [game], np.random.default_rng(1))
@@ -282,15 +278,11 @@ def test_following_the_event_log_gives_the_terms_of_playing_again() -> None:
 def test_a_single_deal_set_still_writes_finite_json(tmp_path) -> None:
     import json
 
-    from training.evaluate import evaluate
-
     value = _small_value(SMALL)
-    report = evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, seed=2, progress=False, luck=value)
+    report = luck_evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, seed=2, progress=False, value=value)
     text = json.dumps(report.to_json(), allow_nan=False)  # no Infinity: one deal set has no spread between sets
     r = json.loads(text)["results"][0]
     assert r["win_rate_ci95"] == list(r["win_rate_wilson_ci95"]) and r["mean_points_ci95"][1] < 1e6
-    report.write(tmp_path / "r.csv")
-    assert "win_rate_corrected" in (tmp_path / "r.csv").read_text().splitlines()[0]
 
 
 @pytest.mark.parametrize("seats", [None, ["random", "greedy"]])
@@ -330,24 +322,15 @@ def _finished(config: RulesConfig) -> dict:
 
 
 def test_evaluate_values_draws_by_rollouts_on_request(tmp_path) -> None:
-    """``luck_rollouts``: the same games, other corrected figures, unbiased-looking and finite;
-    bad values are typed errors, and the CLI flag needs --luck-correction."""
-    from click.testing import CliRunner
-
-    from chickenfoot.cli import main
-    from training.evaluate import evaluate
-
+    """``rollouts``: the same games, other corrected figures, unbiased-looking and finite; bad
+    values are typed errors."""
     value = _small_value(SMALL)
-    by_v = evaluate(["heuristic", "greedy"], SMALL, deal_sets=6, seed=3, progress=False, luck=value)
-    rolled = evaluate(["heuristic", "greedy"], SMALL, deal_sets=6, seed=3, progress=False, luck=value,
-                      luck_rollouts=2)
-    a, b = by_v.results[0], rolled.results[0]
-    assert a.win_rate == b.win_rate and a.win_rate_corrected != b.win_rate_corrected
-    assert 0.0 <= b.win_rate_corrected_ci95[0] <= b.win_rate_corrected_ci95[1] <= 1.0
+    by_v = luck_evaluate(["heuristic", "greedy"], SMALL, deal_sets=6, seed=3, progress=False, value=value)
+    rolled = luck_evaluate(["heuristic", "greedy"], SMALL, deal_sets=6, seed=3, progress=False, value=value,
+                           rollouts=2)
+    a, b = by_v.corrected["heuristic"], rolled.corrected["heuristic"]
+    assert by_v.report.results[0].win_rate == rolled.report.results[0].win_rate and a["win_rate"] != b["win_rate"]
+    assert 0.0 <= b["win_rate_ci95"][0] <= b["win_rate_ci95"][1] <= 1.0
     for bad in (-1, 1.5, True):
-        with pytest.raises(ConfigError, match="luck_rollouts"):
-            evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, luck=value, luck_rollouts=bad)
-    with pytest.raises(ConfigError, match="set luck too"):
-        evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, luck_rollouts=2)
-    result = CliRunner().invoke(main, ["eval", "heuristic", "greedy", "--luck-rollouts", "2"])
-    assert result.exit_code == 2 and "--luck-correction" in result.output
+        with pytest.raises(ConfigError, match="rollouts"):
+            luck_evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, value=value, rollouts=bad)

@@ -7,7 +7,7 @@ drawn) keeps the heuristic's scores of the legal plays, from the player's true o
 which one was played; the temperature that maximises the log-likelihood of those choices is the
 fit (a 1-D search on a log grid, then a golden-section refinement).
 
-    python -m training.opponent_model --players 4 --games 60 \\
+    python -m lab.opponent_model --players 4 --games 60 \\
         --agents heuristic search:ms=0:sims=40:infer=constraints --test greedy zoo:strong-4p
 
 prints, as JSON, the fitted temperature, each agent's own best temperature and, for every agent

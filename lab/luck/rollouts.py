@@ -1,4 +1,4 @@
-"""Draw terms of the luck correction valued by compiled rollouts (:mod:`training.luck`).
+"""Draw terms of the luck correction valued by compiled rollouts (:mod:`lab.luck.value`).
 
 Before a draw (R12, ``draw_rule`` "one"), every tile the boneyard holds (or a sample of them) is
 tried as the tile drawn, and the round is played out from there ``rollouts`` times by the seats'
@@ -11,7 +11,7 @@ expectation is exactly zero.
 
 :func:`replay_draw_rollouts` plays a finished game again from its deals on the batched engine's
 kernels (:mod:`cf_env.vector`) and values each of its draws so; :func:`option_points` values the
-draw about to be made in one game of a batch (the targets :func:`training.luck.fit_draw_value`
+draw about to be made in one game of a batch (the targets a draw-value network
 fits a network to).
 """
 

@@ -7,7 +7,7 @@ opponent's true tiles among the tiles the worlds give it (1.0 would be a perfect
 guessing gives about hand size / hidden tiles), and the same share weighted by how many tiles of
 the hand the opponents have played this round (late positions, where plays say the most).
 
-    python benchmarks/inference.py --games 20 --worlds 64 --lineup heuristic heuristic heuristic heuristic
+    python -m lab.benchmarks.inference --games 20 --worlds 64 --lineup heuristic heuristic heuristic heuristic
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents import load
 from agents.search.spec import DEFAULTS
