@@ -14,15 +14,17 @@ BASELINE_DEAL_SETS ?= 250
 # (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
 TRAIN_FLAGS ?=
 
-.PHONY: help setup lint test train train-ppo evaluate demo bench clean
+.PHONY: help setup lint test docs train train-ppo evaluate demo bench clean
 
 help:
 	@echo "make train  - set up .venv, distil the search into a network (configs/distill.yaml, ~12 min from a fresh clone), evaluate against the baselines"
 	@echo "make train-ppo - the same with self-play PPO (configs/default.yaml, ~12.5 min)"
-	@echo "make test   - set up .venv and run the test suite"
+	@echo "make test   - set up .venv and run the test suite (the docs' code blocks included)"
+	@echo "make setup  - only set up .venv (then: source .venv/bin/activate, or call .venv/bin/chickenfoot)"
+	@echo "make docs   - set up .venv and build the docs site into docs/_build/html (warnings are errors)"
 	@echo "make lint   - set up .venv and run ruff and mypy (configured in pyproject.toml)"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
-	@echo "make bench  - engine, env, search, OpenSpiel, evaluation and luck-correction benchmarks (JSON)"
+	@echo "make bench  - engine, env, search, OpenSpiel and evaluation benchmarks (JSON)"
 	@echo "make clean  - remove .venv, caches and numba's compiled kernels"
 
 # The core dependencies (numpy, numba; no torch) go in first, so that the numba kernels can compile
@@ -47,6 +49,9 @@ lint: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 train: $(STAMP)
 	$(VENV)/bin/chickenfoot distill --config configs/distill.yaml --runs-dir $(RUNS) $(TRAIN_FLAGS)
 	$(MAKE) --no-print-directory evaluate RUN=distill
@@ -65,7 +70,7 @@ evaluate: $(STAMP)
 	done
 
 demo: $(STAMP)
-	$(PY) -m cf_env.demo --seed 0
+	$(VENV)/bin/chickenfoot demo --seed 0
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine.py

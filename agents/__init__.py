@@ -17,6 +17,7 @@ from agents.base import Agent, act_batch, legal_actions
 from agents.baselines import GreedyAgent, HeuristicAgent, RandomAgent
 from agents.spec import AgentSpec, AgentSpecError, parse_spec
 from cf_env import RulesConfig
+from cf_env.packages import require_extra
 
 __all__ = ["Agent", "AgentSpec", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent",
            "BASELINES", "legal_actions", "load", "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
@@ -44,6 +45,7 @@ def spec_rules(spec: str) -> RulesConfig | None:
     raises :class:`AgentSpecError` / ``CheckpointError``."""
     if not isinstance(spec, str) or parse_spec(spec).kind != "checkpoint":
         return None
+    require_extra("torch", "train", f"the agent {spec!r} (a PyTorch network)")
     from agents.checkpoint import load_checkpoint
 
     return RulesConfig.from_dict(load_checkpoint(_checkpoint_path(spec))["rules"])
@@ -77,6 +79,7 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
 
         return SearchAgent.from_spec(spec, config if config is not None else RulesConfig())
     if parsed.kind == "sb3":
+        require_extra("sb3_contrib", "sb3", f"the agent {spec!r} (a Stable-Baselines3 model)")
         from agents.sb3_agent import SB3Agent, UntrustedFileError
 
         try:
@@ -87,6 +90,7 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
         except (FileNotFoundError, ValueError) as exc:
             raise AgentSpecError(f"{spec}: {exc}") from None
     path = _checkpoint_path(spec)
+    require_extra("torch", "train", f"the agent {spec!r} (a PyTorch network)")
     from agents.torch_policy import TorchAgent
 
     return TorchAgent.from_checkpoint(path, config=config, device=device, name=spec)

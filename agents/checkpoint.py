@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import pickle
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,9 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
+    if not zipfile.is_zipfile(path):  # torch.save writes a zip archive; anything else is not ours
+        raise CheckpointError(f"{path} is not a checkpoint: not a PyTorch file (torch.save writes a zip archive); "
+                              f"give a .pt file written by chickenfoot-rl")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:  # torch's weights-only loader met an object it will not build

@@ -9,7 +9,7 @@ while pip installs the rest of the dependencies, on the core pip leaves idle, so
 the evaluation and the tests load the kernels from the cache instead::
 
     python -m agents.precompile            # what make setup runs
-    python -m agents.precompile --spec search:algo=ismcts:ms=0:sims=32
+    chickenfoot precompile --spec search:algo=ismcts:ms=0:sims=32
 
 What it plays, on 4-player double-nine (the kernels' types, and so their cached code, are the same
 for every rule set): a few decisions of heuristic games on :class:`cf_env.vector.VectorGame` in one
@@ -22,7 +22,6 @@ cached takes a second or two.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 
@@ -32,7 +31,7 @@ from agents.baselines import HeuristicAgent
 from cf_env import RulesConfig
 from cf_env.vector import PARALLEL_MIN_GAMES, VectorGame
 
-__all__ = ["DEFAULT_SPECS", "precompile"]
+__all__ = ["DEFAULT_SPECS", "describe", "precompile"]
 
 #: the racing PIMC (the label collection's teacher, ``make train``'s) and the plain PIMC (``search``)
 DEFAULT_SPECS = ("search:ms=0:sims=16:race=2", "search:ms=0:sims=16")
@@ -76,21 +75,11 @@ def precompile(config: RulesConfig | None = None, specs: Sequence[str] = DEFAULT
     return seconds
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m agents.precompile",
-                                     description="Compile and cache the engine's, the heuristic's and the search's "
-                                                 "numba kernels (module docstring).")
-    parser.add_argument("--spec", action="append", default=None,
-                        help=f"a search spec whose kernels to compile (repeat; default: {' and '.join(DEFAULT_SPECS)})")
-    parser.add_argument("--no-threads", action="store_true", help="skip the engine's threaded kernels")
-    parser.add_argument("--quiet", action="store_true", help="print nothing")
-    args = parser.parse_args(argv)
-    start = time.perf_counter()
-    seconds = precompile(specs=args.spec or DEFAULT_SPECS, threads=not args.no_threads)
-    if not args.quiet:
-        parts = ", ".join(f"{name} {s:.1f} s" for name, s in seconds.items())
-        print(f"precompiled in {time.perf_counter() - start:.1f} s: {parts}")
+def describe(seconds: dict[str, float]) -> str:
+    """:func:`precompile`'s timings as one line."""
+    parts = ", ".join(f"{name} {s:.1f} s" for name, s in seconds.items())
+    return f"precompiled in {sum(seconds.values()):.1f} s: {parts}"
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # what make runs before the extras (and so click) are installed
+    print(describe(precompile()))

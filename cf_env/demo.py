@@ -1,11 +1,9 @@
 """Play and print one full seeded game between uniformly random legal players.
 
-    python -m cf_env.demo --seed 0 --players 4 --max-pip 9
+    chickenfoot demo --seed 0 --players 4 --max-pip 9    (python -m cf_env.demo: seed 0, the standard game)
 """
 
 from __future__ import annotations
-
-import argparse
 
 import numpy as np
 
@@ -42,21 +40,15 @@ def describe(game: Game) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Print one seeded Chicken Foot game between random players.")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--max-pip", type=int, default=9)
-    parser.add_argument("--rounds", type=int, default=None)
-    args = parser.parse_args(argv)
-    config = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
-    game = Game(config, seed=args.seed)
-    rng = np.random.default_rng(args.seed)
+def play_demo(config: RulesConfig, seed: int = 0) -> list[str]:
+    """One game of ``config`` between random players (seeded), as :func:`describe`'s lines."""
+    game = Game(config, seed=seed)
+    rng = np.random.default_rng(seed)
     while not game.is_over:
         legal = game.legal_actions()
         game.apply(legal[int(rng.integers(len(legal)))])
-    print("\n".join(describe(game)))
+    return describe(game)
 
 
 if __name__ == "__main__":
-    main()
+    print("\n".join(play_demo(RulesConfig())))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-__all__ = ["require_own"]
+__all__ = ["MissingExtraError", "require_extra", "require_own"]
 
 _HOME = Path(__file__).resolve().parent.parent  # the folder holding cf_env and its sibling packages
 
@@ -30,3 +30,25 @@ def require_own(name: str) -> None:
             f"'import {name}' finds {found}, not chickenfoot-rl's {expected}: a folder or module named '{name}' in "
             f"the working directory (or earlier on sys.path) shadows the package. Rename yours (e.g. my_{name}), or "
             f"run from another directory.")
+
+
+class MissingExtraError(ImportError):
+    """A part of the library whose dependencies are an optional extra that is not installed; the
+    message names the extra and the command that installs it."""
+
+    def __init__(self, what: str, extra: str, module: str) -> None:
+        self.what, self.extra, self.module = what, extra, module
+        super().__init__(f"{what} needs the '{extra}' extra (module '{module}' is not installed): "
+                         f"pip install 'chickenfoot-rl[{extra}]'", name=module)
+
+
+def require_extra(module: str, extra: str, what: str) -> None:
+    """:class:`MissingExtraError` when ``module`` cannot be imported: ``what`` (a command, a
+    kind of agent) needs the optional dependencies of ``extra``. Only looks where Python would
+    find the module; imports nothing."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing
+        found = False
+    if not found:
+        raise MissingExtraError(what, extra, module)

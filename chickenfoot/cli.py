@@ -1,5 +1,11 @@
-"""The ``chickenfoot`` command: ``train``, ``expert``, ``eval``, ``play`` and ``replay``.
+"""The ``chickenfoot`` command: every user-facing command of the library.
 
+Training: ``distill`` (what ``make train`` runs), ``train`` (PPO), ``expert``, ``labels collect``
+and ``labels fit``; the RL frameworks: ``rllib``, ``sb3``, ``tianshou``, ``torchrl``
+(:mod:`chickenfoot.frameworks`); evaluation: ``eval``; games: ``play``, ``replay``, ``demo``;
+set-up: ``precompile``.
+
+    chickenfoot distill --config configs/distill.yaml
     chickenfoot train --config configs/default.yaml [--resume]
     chickenfoot eval runs/default/final.pt greedy greedy greedy --deal-sets 500 --json out.json --plot out.png
     chickenfoot eval search heuristic --deal-sets 250 --workers 2
@@ -15,10 +21,13 @@ import shlex
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import click
 
 from cf_env import ChickenFootError, Game, RulesConfig, __version__
+from chickenfoot.frameworks import COMMANDS as FRAMEWORK_COMMANDS
 
 
 def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: int | None,
@@ -269,7 +278,7 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
     click.echo(report.table())
     if save_games:
         kept = "every game" if not worst else f"the {worst} games where {worst_agent or lineup[0]} did worst"
-        click.echo(f"game records ({kept}): {save_games}/ (index.json lists them; chickenfoot replay FILE)")
+        click.echo(f"game records ({kept}): {Path(save_games)}/ (index.json lists them; chickenfoot replay FILE)")
     for path in (json_path, csv_path):
         if path:
             report.write(path)
@@ -367,6 +376,157 @@ def replay(record_path: str, html_path: str | None, gif_path: str | None, gif_ev
         raise click.ClickException(str(exc)) from None
     replay_terminal(record, steps, min(start, len(steps) - 1),
                     ask=lambda text: click.prompt(text, default="n", show_default=False), say=click.echo)
+
+
+@main.group()
+def labels() -> None:
+    """Search labels for distillation: collect them in resumable shards, fit a network to them."""
+
+
+@labels.command()
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="The collection folder (its shards are kept; the same command resumes it).")
+@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True)
+@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True)
+@click.option("--rounds", type=click.IntRange(min=1), default=None, help="Rounds per game [default: the full game].")
+@click.option("--shards", type=click.IntRange(min=1), default=None,
+              help="Shards the folder should hold when the command ends [default: no limit; stop with --minutes "
+                   "or Ctrl-C].")
+@click.option("--shard-games", type=click.IntRange(min=1), default=16, show_default=True, help="Games per shard.")
+@click.option("--slots", type=click.IntRange(min=1), default=16, show_default=True, help="Games in lockstep.")
+@click.option("--student", default=None, help="The network that plays [default: zoo:strong-Np].")
+@click.option("--teacher", default=None, help="The search spec that labels [default: the racing PIMC search].")
+@click.option("--opponents", default="heuristic", show_default=True, help="Comma-separated agent specs.")
+@click.option("--self-play-prob", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Chance that a game's other seats are the student too.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes (each one core), or Ray actors with --address.")
+@click.option("--address", default=None, help="Label on the Ray cluster whose head is at HOST:PORT.")
+@click.option("--minutes", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="Start no shard after this long (0: no limit).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: int | None, shard_games: int,
+            slots: int, student: str | None, teacher: str | None, opponents: str, self_play_prob: float,
+            workers: int, address: str | None, minutes: float, seed: int, no_progress: bool) -> None:
+    """Label the student's decisions with the teacher's search, shard by shard (each written
+    atomically with its own seed, so a stopped collection resumes where it stopped)."""
+    from training.labels import DEFAULT_TEACHER, collect_shards, collection_settings
+
+    try:
+        config = RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds)
+        specs = [x.strip() for x in opponents.split(",") if x.strip()]
+        settings = collection_settings(student or f"zoo:strong-{players}p", teacher or DEFAULT_TEACHER, specs, config,
+                                       seed, shard_games, self_play_prob, slots)
+        summary = collect_shards(out, settings, shards if shards is not None else 10**9, workers, minutes,
+                                 progress=not no_progress, address=address)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(summary, indent=2))
+
+
+@labels.command(name="fit")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The checkpoint to write.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Train on the first N labels only.")
+@click.option("--holdout", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1, show_default=True,
+              help="The last folder's last shards' share kept out (held-out agreement).")
+@click.option("--temperature", type=click.FloatRange(min=0), default=0.02, show_default=True,
+              help="0: the teacher's choice; else softmax(q / T) over its action values.")
+@click.option("--init", default=None, help="Start from this checkpoint (zoo:NAME or a path) [default: scratch].")
+@click.option("--imitate", default=None, help="First fit the network to this agent's own play (e.g. heuristic).")
+@click.option("--imitation-games", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--imitation-epochs", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--epochs", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=3e-4, show_default=True,
+              help="Adam's, annealed linearly to 0.")
+@click.option("--hidden", default="256,256", show_default=True, help="The network's layer widths, comma-separated.")
+@click.option("--action-head", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Width of an action-scoring head beside the linear one (0: none).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--deal-sets", type=click.IntRange(min=0), default=100, show_default=True,
+              help="Then measure it: deal sets of 1 vs the rest --opponent (0: not measured).")
+@click.option("--opponent", default="heuristic", show_default=True, help="The agent spec in the other seats.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes that play the measuring deal sets.")
+@click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: float, temperature: float,
+                init: str | None, imitate: str | None, imitation_games: int, imitation_epochs: int, epochs: int,
+                learning_rate: float, hidden: str, action_head: int, seed: int, deal_sets: int, opponent: str,
+                workers: int, torch_threads: int, no_progress: bool) -> None:
+    """Fit a network to the labels in FOLDERS (read in this order; the held-out shards are the
+    last folder's), write it to --out and print its held-out agreement, the teacher's value its
+    choices lose, and its strength."""
+    import torch
+
+    from training.distill import agreement, fit, label_rules, save_model, split_labels, strength
+    from training.distill import imitate as imitate_agent
+
+    if imitate and init:
+        raise click.BadParameter("--imitate and --init both choose the starting network: give one",
+                                 param_hint="--imitate")
+    try:
+        widths = tuple(int(w) for w in hidden.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{hidden!r}: write widths such as 256,256", param_hint="--hidden") from None
+    torch.set_num_threads(torch_threads)
+    try:
+        config = label_rules(list(folders))
+        train, test = split_labels(list(folders), holdout, limit=limit, temperature=temperature)
+        start: Any = init
+        warm: dict[str, Any] = {}
+        if imitate:
+            start, warm = imitate_agent(imitate, config, imitation_games, imitation_epochs, widths, seed,
+                                        progress=not no_progress, action_head=action_head)
+            warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(start, test)}
+        model, stats = fit(train, config, init=start, temperature=temperature, epochs=epochs,
+                           learning_rate=learning_rate, hidden=widths, seed=seed, test=test,
+                           progress=not no_progress, action_head=action_head)
+        stats["imitation"] = warm
+        save_model(model, config, out, stats)
+        if deal_sets:
+            stats[f"vs_{opponent}"] = strength(model, config, opponent, deal_sets, seed, workers)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps({k: v for k, v in stats.items() if k != "history"}, indent=2, default=str))
+    click.echo(f"checkpoint written to {out} (chickenfoot eval {out} {opponent})")
+
+
+@main.command()
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True)
+@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True)
+@click.option("--rounds", type=click.IntRange(min=1), default=None, help="Rounds per game [default: the full game].")
+def demo(seed: int, players: int, max_pip: int, rounds: int | None) -> None:
+    """Print one seeded game between random players, move by move."""
+    from cf_env.demo import play_demo
+
+    try:
+        click.echo("\n".join(play_demo(RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds), seed)))
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command()
+@click.option("--spec", "specs", multiple=True,
+              help="A search spec whose kernels to compile (repeat) [default: the search specs make train and "
+                   "the tests use].")
+@click.option("--no-threads", is_flag=True, help="Skip the engine's threaded kernels.")
+def precompile(specs: tuple[str, ...], no_threads: bool) -> None:
+    """Compile and cache the engine's, the heuristic's and the search's numba kernels (about a
+    minute), so that later commands start with them compiled."""
+    from agents.precompile import DEFAULT_SPECS, describe
+    from agents.precompile import precompile as compile_kernels
+
+    try:
+        click.echo(describe(compile_kernels(specs=specs or DEFAULT_SPECS, threads=not no_threads)))
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+for _command in FRAMEWORK_COMMANDS:
+    main.add_command(_command)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,10 @@ class Table:
             raise ConfigError("no agent spec for the other seats; e.g. ['heuristic']")
         if not 0 <= self.seat < n:
             raise ConfigError(f"seat must be in [0, {n}), got {self.seat}")
+        if len(self.specs) > n - 1:
+            raise ConfigError(f"{len(self.specs)} agent specs ({', '.join(self.specs)}) for the {n - 1} other seat"
+                              f"{'s' if n > 2 else ''} of a {n}-player game: drop {len(self.specs) - n + 1} or play "
+                              f"with more players (--players)")
         self.specs = (list(self.specs) + [self.specs[-1]] * n)[: n - 1]
         self.others = [p for p in range(n) if p != self.seat]
         self.lineup = ["you" if p == self.seat else self.specs[self.others.index(p)] for p in range(n)]
@@ -109,6 +113,10 @@ def parse_choice(answer: str, legal: list[int], max_pip: int, hand: list[Tile] |
     except ActionParseError as exc:
         return f"{exc}; or type a menu number, a tile like 3-7, or ? for the rules"
     if action not in legal:
+        if hand is not None and action < action_table(max_pip).draw:
+            tile = Tile.from_index(action_table(max_pip).action_tile[action])
+            if tile not in hand:
+                return f"you do not hold {tile}; your tiles: {' '.join(str(t) for t in hand)}"
         return f"{text} is not legal now; legal moves are listed above"
     return action
 

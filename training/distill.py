@@ -176,7 +176,7 @@ def label_rules(folders: str | Path | Sequence[str | Path]) -> RulesConfig:
         meta = path / "collection.json"
         if not meta.is_file():
             raise ConfigError(f"{path} is not a label collection (no collection.json): "
-                              f"make one with python -m training.labels collect --out {path}")
+                              f"make one with chickenfoot labels collect --out {path}")
         found.append(RulesConfig.from_dict(json.loads(meta.read_text())["rules"]))
     if any(rules != found[0] for rules in found[1:]):
         raise ConfigError(f"label folders of different rules: {', '.join(map(str, paths))}")

@@ -23,10 +23,10 @@ Targets are made from ``q`` when a network learns (:func:`soft_targets`): all we
 choice (temperature 0) or a softmax over the legal actions' values at a temperature, so one set
 of labels serves every temperature.
 
-``python -m training.labels collect --out DIR`` collects in shards of ``--shard-games`` games,
+``chickenfoot labels collect --out DIR`` collects in shards of ``--shard-games`` games,
 each written atomically as ``DIR/shard_NNNNN.npz`` with its own seed, so a stopped collection
-resumes where it stopped (run the same command again) and keeps every label it made; ``fit``
-and ``curve`` (:mod:`training.distill`) learn from them.
+resumes where it stopped (run the same command again) and keeps every label it made; ``chickenfoot labels fit DIR``
+(:mod:`training.distill`) learns from them.
 """
 
 from __future__ import annotations
@@ -308,7 +308,7 @@ def load_labels(folder: str | Path, limit: int | None = None) -> dict[str, np.nd
     paths = shard_paths(folder)
     if not paths:
         raise FileNotFoundError(f"{folder}: no label shards (shard_*.npz); collect some with "
-                                f"python -m training.labels collect --out {folder}")
+                                f"chickenfoot labels collect --out {folder}")
     for path in paths:
         with np.load(path) as data:
             for k in LABEL_KEYS:
@@ -408,40 +408,3 @@ def collect_shards(out: str | Path, settings: dict[str, Any], shards: int, worke
     return {**totals, "seconds": seconds, "labels_per_second": totals["labels"] / max(seconds, 1e-9),
             "labels_per_second_per_worker": totals["labels"] / max(totals["worker_seconds"], 1e-9),
             "shards": len(shard_paths(folder))}
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Collect search labels in resumable shards (``collect``)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m training.labels", description=main.__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    collect = sub.add_parser("collect", help="label the student's decisions with the teacher, shard by shard")
-    collect.add_argument("--out", required=True, help="the collection folder (its shards are kept; resumes)")
-    collect.add_argument("--players", type=int, default=4)
-    collect.add_argument("--max-pip", type=int, default=9)
-    collect.add_argument("--rounds", type=int, default=None)
-    collect.add_argument("--shards", type=int, default=100)
-    collect.add_argument("--shard-games", type=int, default=16)
-    collect.add_argument("--slots", type=int, default=16, help="games in lockstep")
-    collect.add_argument("--student", default=None, help="the network that plays (default zoo:strong-Np)")
-    collect.add_argument("--teacher", default=DEFAULT_TEACHER)
-    collect.add_argument("--opponents", nargs="+", default=["heuristic"])
-    collect.add_argument("--self-play-prob", type=float, default=0.5)
-    collect.add_argument("--workers", type=int, default=1, help="processes (each one core), or Ray actors with --address")
-    collect.add_argument("--address", default=None, help="label on the Ray cluster whose head is at HOST:PORT")
-    collect.add_argument("--minutes", type=float, default=0.0, help="start no shard after this long (0: no limit)")
-    collect.add_argument("--seed", type=int, default=0)
-    collect.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    config = RulesConfig(num_players=args.players, max_pip=args.max_pip, rounds=args.rounds)
-    student = args.student or f"zoo:strong-{args.players}p"
-    settings = collection_settings(student, args.teacher, args.opponents, config, args.seed, args.shard_games,
-                                   args.self_play_prob, args.slots)
-    summary = collect_shards(args.out, settings, args.shards, args.workers, args.minutes, progress=not args.no_progress,
-                             address=args.address)
-    print(json.dumps(summary, indent=2))
-
-
-if __name__ == "__main__":
-    main()

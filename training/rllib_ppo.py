@@ -1,7 +1,7 @@
 """Self-play PPO with RLlib (new API stack), locally or spread over a Ray cluster.
 
-    python -m training.rllib_ppo --config configs/rllib.yaml                  # local Ray
-    python -m training.rllib_ppo --config configs/rllib.yaml --address HEAD:6379   # join a cluster
+    chickenfoot rllib --config configs/rllib.yaml                  # local Ray
+    chickenfoot rllib --config configs/rllib.yaml --address HEAD:6379   # join a cluster
 
 One RLModule shared by every seat (``policies: shared``; the observation is seat-relative) or one
 per seat (``policies: per_seat``), each an action-masking PPO module
@@ -16,9 +16,7 @@ after every checkpoint, each module exported to this project's checkpoint format
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -33,11 +31,10 @@ from training.config import (
     Probability,
     RunConfig,
     TrainConfigError,
-    load_config,
 )
 from training.workers import ClusterConnectError, join_cluster
 
-__all__ = ["ClusterConnectError", "RLlibConfig", "build_algorithm", "export_module", "main", "train"]
+__all__ = ["ClusterConnectError", "RLlibConfig", "build_algorithm", "export_module", "train"]
 
 
 class RLlibConfig(RunConfig):
@@ -207,35 +204,3 @@ def train(cfg: RLlibConfig, address: str | None = None, resume: bool = False,
     finally:
         algo.stop()
         ray.shutdown()
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.rllib_ppo", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default="configs/rllib.yaml", help="YAML file of RLlibConfig fields")
-    parser.add_argument("--address", default=None, help="join this Ray cluster (e.g. 10.0.0.1:6379) instead of "
-                        "starting Ray locally")
-    parser.add_argument("--iterations", type=int, default=None, help="override the config's iterations")
-    parser.add_argument("--runs-dir", default=None, help="override the config's runs_dir")
-    parser.add_argument("--policies", choices=["shared", "per_seat"], default=None,
-                        help="override the config's policies: one module for all seats, or one per seat")
-    parser.add_argument("--resume", action="store_true", help="continue from runs_dir/run_name/checkpoint")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    try:
-        cfg = load_config(args.config, cls=RLlibConfig, iterations=args.iterations, runs_dir=args.runs_dir,
-                          policies=args.policies)
-    except TrainConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        summary = train(cfg, address=args.address, resume=args.resume, progress=not args.no_progress)
-    except (ClusterConnectError, TrainConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(summary, indent=2))
-    print(f"evaluate with: chickenfoot eval {summary['exported'][0]} greedy --deal-sets 50")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """sb3-contrib's MaskablePPO on the single-agent Gymnasium env, against chosen opponents.
 
-    python -m training.sb3_maskable_ppo --steps 200000 --opponents heuristic --out runs/sb3
+    chickenfoot sb3 --steps 200000 --opponents heuristic --out runs/sb3
     chickenfoot eval sb3:runs/sb3/model.zip greedy --deal-sets 50
 
 The learner holds one seat (a new random seat every game); every other seat is played by an agent
@@ -12,7 +12,6 @@ action is ever sampled (the env is built with ``illegal_action="raise"`` to prov
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,12 +19,10 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-import agents
 from agents.opponents import single_env_vs
-from cf_env import ChickenFootSingleEnv, ConfigError, RulesConfig
-from training.script_args import fail, framework_parser, report, rules_from_args
+from cf_env import ChickenFootSingleEnv, RulesConfig
 
-__all__ = ["ObservationOnly", "make_env", "main", "train"]
+__all__ = ["ObservationOnly", "make_env", "train"]
 
 
 class ObservationOnly(gymnasium.ObservationWrapper):
@@ -68,25 +65,3 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
     return {"model": str(path), "steps": int(model.num_timesteps), "seconds": round(seconds, 1),
             "steps_per_second": round(model.num_timesteps / max(seconds, 1e-9), 1),
             "rules": rules.to_dict(), "opponents": opponents}
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = framework_parser("training.sb3_maskable_ppo", __doc__, "runs/sb3")
-    parser.add_argument("--steps", type=int, default=100_000, help="learner decisions to train for")
-    parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="agent specs for the other seats")
-    parser.add_argument("--n-steps", type=int, default=1024, help="MaskablePPO rollout length")
-    args = parser.parse_args(argv)
-    try:
-        rules = rules_from_args(args)
-        summary = train(rules, args.opponents, args.steps, Path(args.out), seed=args.seed, n_steps=args.n_steps,
-                        batch_size=min(256, args.n_steps), progress=not args.no_progress)
-    except (ValueError, ConfigError, agents.AgentSpecError) as exc:
-        return fail(exc)
-    report(args.out, summary)
-    rules_flags = f" --players {args.players} --max-pip {args.max_pip}" + (f" --rounds {args.rounds}" if args.rounds else "")
-    print(f"evaluate with: chickenfoot eval sb3:{summary['model']} {args.opponents[0]}{rules_flags} --deal-sets 50")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Tianshou 2.x: masked DQN for one seat against chosen opponents; exports to our checkpoint format.
 
-    python -m training.tianshou_dqn --steps 50000 --opponents greedy --out runs/tianshou
+    chickenfoot tianshou --steps 50000 --opponents greedy --out runs/tianshou
     chickenfoot eval runs/tianshou/model.pt greedy --deal-sets 50
 
 The Q-network is this project's :class:`agents.torch_policy.ActorCritic` (its policy head gives the
@@ -12,7 +12,6 @@ PettingZoo wrapper is not used, see :mod:`cf_env.integrations.tianshou` for why.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,15 +20,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import AgentSpecError
 from agents.checkpoint import model_payload, save_checkpoint
 from agents.opponents import single_env_vs
 from agents.torch_policy import ActorCritic, observation_scale
-from cf_env import ConfigError, ObservationEncoder, RulesConfig
+from cf_env import ObservationEncoder, RulesConfig
 from cf_env.integrations.tianshou import TianshouObservation
-from training.script_args import fail, framework_parser, report, rules_from_args
 
-__all__ = ["QNetwork", "make_env", "main", "train"]
+__all__ = ["QNetwork", "make_env", "train"]
 
 
 class QNetwork(nn.Module):
@@ -89,21 +86,3 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
     return {"model": str(path), "steps": int(train_collector.collect_step), "seconds": round(seconds, 1),
             "steps_per_second": round(train_collector.collect_step / max(seconds, 1e-9), 1),
             "gradient_steps": int(result.update_step), "rules": rules.to_dict(), "opponents": list(opponents)}
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = framework_parser("training.tianshou_dqn", __doc__, "runs/tianshou")
-    parser.add_argument("--steps", type=int, default=50_000, help="learner decisions to train for")
-    parser.add_argument("--opponents", nargs="+", default=["greedy"], help="agent specs for the other seats")
-    parser.add_argument("--num-envs", type=int, default=4)
-    args = parser.parse_args(argv)
-    try:
-        summary = train(rules_from_args(args), args.opponents, args.steps, Path(args.out), seed=args.seed,
-                        num_envs=args.num_envs, progress=not args.no_progress)
-    except (ConfigError, AgentSpecError) as exc:
-        return fail(exc)
-    return report(args.out, summary)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

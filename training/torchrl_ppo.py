@@ -1,6 +1,6 @@
 """TorchRL: self-play PPO through TorchRL's own ``PettingZooWrapper`` (AEC, one group of all seats).
 
-    python -m training.torchrl_ppo --frames 200000 --out runs/torchrl
+    chickenfoot torchrl --frames 200000 --out runs/torchrl
     chickenfoot eval runs/torchrl/model.pt greedy --deal-sets 50
 
 How the turn-based masks are handled (the usual stumbling blocks):
@@ -21,7 +21,6 @@ ActorCritic serves as the critic.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -31,10 +30,9 @@ from torch import nn
 
 from agents.checkpoint import model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, observation_scale
-from cf_env import ConfigError, ObservationEncoder, RulesConfig, raw_env
-from training.script_args import fail, framework_parser, report, rules_from_args
+from cf_env import ObservationEncoder, RulesConfig, raw_env
 
-__all__ = ["GROUP", "make_env", "main", "train"]
+__all__ = ["GROUP", "make_env", "train"]
 
 GROUP = "players"
 OBS = (GROUP, "observation", "observation")
@@ -125,20 +123,3 @@ def train(rules: RulesConfig, frames: int, out: Path, seed: int = 0, frames_per_
     return {"model": str(path), "frames": done_frames, "decisions": decisions, "updates": updates,
             "seconds": round(seconds, 1), "frames_per_second": round(done_frames / max(seconds, 1e-9), 1),
             "rules": rules.to_dict()}
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = framework_parser("training.torchrl_ppo", __doc__, "runs/torchrl")
-    parser.add_argument("--frames", type=int, default=100_000, help="env steps (decisions of all seats)")
-    parser.add_argument("--frames-per-batch", type=int, default=1024)
-    args = parser.parse_args(argv)
-    try:
-        rules = rules_from_args(args)
-    except ConfigError as exc:
-        return fail(exc)
-    return report(args.out, train(rules, args.frames, Path(args.out), seed=args.seed,
-                                  frames_per_batch=args.frames_per_batch, progress=not args.no_progress))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,8 +11,8 @@ import pytest
 
 
 def test_precompile_runs_the_search_without_torch():
-    code = ("import sys; from agents.precompile import main; "
-            "main(['--spec', 'search:ms=0:sims=4:race=2', '--no-threads']); "
+    code = ("import sys; from agents.precompile import describe, precompile; "
+            "print(describe(precompile(specs=['search:ms=0:sims=4:race=2'], threads=False))); "
             "assert 'torch' not in sys.modules, 'precompile imported torch'")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr

@@ -61,7 +61,7 @@ def test_label_shards_from_the_cluster_are_the_ones_this_process_makes(cluster, 
             "--slots", "1", "--student", "heuristic", "--teacher", "search:ms=0:sims=16:race=2", "--seed", "5",
             "--no-progress"]
     for name, extra in (("local", []), ("remote", ["--workers", "2", "--address", address])):
-        out = subprocess.run([sys.executable, "-m", "training.labels", "collect", "--out", str(tmp_path / name),
+        out = subprocess.run([sys.executable, "-m", "chickenfoot.cli", "labels", "collect", "--out", str(tmp_path / name),
                               *args, *extra], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
         assert out.returncode == 0, out.stderr[-3000:]
     for shard in ("shard_00000.npz", "shard_00001.npz"):  # written by this process, from the actors' arrays

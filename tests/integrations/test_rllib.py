@@ -115,7 +115,7 @@ def test_module_rejects_an_observation_space_without_a_mask():
 
 
 def _run(args, env=None, timeout=240):
-    cmd = [sys.executable, "-m", "training.rllib_ppo", "--config", str(SMOKE), "--no-progress", *args]
+    cmd = [sys.executable, "-m", "chickenfoot.cli", "rllib", "--config", str(SMOKE), "--no-progress", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=timeout, env=env)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout[:out.stdout.rindex("}") + 1])
@@ -161,7 +161,7 @@ def test_cluster_run_joins_a_ray_head_by_address(tmp_path):
 
 
 def test_joining_a_missing_cluster_is_a_clear_error(tmp_path):
-    cmd = [sys.executable, "-m", "training.rllib_ppo", "--config", str(SMOKE), "--no-progress",
+    cmd = [sys.executable, "-m", "chickenfoot.cli", "rllib", "--config", str(SMOKE), "--no-progress",
            "--runs-dir", str(tmp_path), "--address", f"127.0.0.1:{free_port()}"]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=180)
-    assert out.returncode == 2 and "could not join the Ray cluster" in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 1 and "could not join the Ray cluster" in out.stderr, out.stderr[-2000:]

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import agents
 from cf_env import RulesConfig
 from chickenfoot.cli import main as cli
-from training.sb3_maskable_ppo import main, make_env
+from training.sb3_maskable_ppo import make_env
 
 pytestmark = pytest.mark.framework
 RULES = RulesConfig(num_players=3, rounds=2)
@@ -34,8 +34,9 @@ def test_wrapped_env_passes_sb3_checks_and_keeps_the_mask():
 def test_maskable_ppo_trains_saves_loads_and_plays(tmp_path):
     out = tmp_path / "sb3"
     # the env raises IllegalActionError on an illegal action: finishing proves there was none
-    assert main(["--steps", "2048", "--n-steps", "512", "--players", "3", "--rounds", "2",
-                 "--opponents", "greedy", "random", "--out", str(out), "--no-progress"]) == 0
+    result = CliRunner().invoke(cli, ["sb3", "--steps", "2048", "--n-steps", "512", "--players", "3", "--rounds", "2",
+                                      "--opponents", "greedy,random", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] >= 2048
     agent = agents.load(f"sb3:{out / 'model.zip'}", RULES)
@@ -101,7 +102,9 @@ def _crafted_files_run_no_code(model, tmp_path):
 def test_bad_sb3_specs_are_clear_errors(tmp_path):
     with pytest.raises(agents.AgentSpecError, match="no such file"):
         agents.load(f"sb3:{tmp_path / 'missing.zip'}", RULES)
-    assert main(["--opponents", "a", "b", "c", "--players", "3", "--steps", "10", "--out", str(tmp_path)]) == 2
+    result = CliRunner().invoke(cli, ["sb3", "--opponents", "a,b,c", "--players", "3", "--steps", "10",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "Error:" in result.output and "Traceback" not in result.output
 
 
 def test_the_sb3_extra_brings_what_the_readme_command_needs():

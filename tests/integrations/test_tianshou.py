@@ -15,7 +15,7 @@ import agents
 from agents.checkpoint import load_checkpoint
 from cf_env import RulesConfig
 from chickenfoot.cli import main as cli
-from training.tianshou_dqn import main, make_env
+from training.tianshou_dqn import make_env
 
 pytestmark = pytest.mark.framework
 RULES = RulesConfig(num_players=3, rounds=2)
@@ -37,8 +37,9 @@ def test_adapter_gives_tianshou_keys_and_fixed_info():
 def test_dqn_trains_without_illegal_actions_and_exports(tmp_path):
     out = tmp_path / "ts"
     # the env raises IllegalActionError on an illegal action: finishing proves there was none
-    assert main(["--steps", "1000", "--players", "3", "--rounds", "2", "--opponents", "random",
-                 "--num-envs", "2", "--out", str(out), "--no-progress"]) == 0
+    result = CliRunner().invoke(cli, ["tianshou", "--steps", "1000", "--players", "3", "--rounds", "2",
+                                      "--opponents", "random", "--num-envs", "2", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] >= 1000 and summary["gradient_steps"] > 0
     data = load_checkpoint(out / "model.pt")
@@ -50,6 +51,6 @@ def test_dqn_trains_without_illegal_actions_and_exports(tmp_path):
     assert result.exit_code == 0, result.output
 
 
-def test_unknown_opponent_is_a_clear_error(tmp_path, capsys):
-    assert main(["--opponents", "grandmaster", "--steps", "10", "--out", str(tmp_path)]) == 2
-    assert "unknown agent spec" in capsys.readouterr().err
+def test_unknown_opponent_is_a_clear_error(tmp_path):
+    result = CliRunner().invoke(cli, ["tianshou", "--opponents", "grandmaster", "--steps", "10", "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "unknown agent spec" in result.output

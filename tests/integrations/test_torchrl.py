@@ -14,7 +14,7 @@ from click.testing import CliRunner  # noqa: E402
 from agents.checkpoint import load_checkpoint  # noqa: E402
 from cf_env import RulesConfig  # noqa: E402
 from chickenfoot.cli import main as cli  # noqa: E402
-from training.torchrl_ppo import GROUP, main, make_env  # noqa: E402
+from training.torchrl_ppo import GROUP, make_env  # noqa: E402
 
 pytestmark = [pytest.mark.framework, pytest.mark.filterwarnings("ignore::UserWarning")]
 RULES = RulesConfig(num_players=3, rounds=2)
@@ -39,8 +39,9 @@ def test_wrapper_marks_one_acting_seat_and_pays_every_seat():
 def test_self_play_ppo_trains_and_exports_for_eval(tmp_path):
     out = tmp_path / "trl"
     # the env raises IllegalActionError on an illegal action: finishing proves there was none
-    assert main(["--frames", "2048", "--frames-per-batch", "1024", "--players", "3", "--rounds", "2",
-                 "--out", str(out), "--no-progress"]) == 0
+    result = CliRunner().invoke(cli, ["torchrl", "--frames", "2048", "--frames-per-batch", "1024", "--players", "3",
+                                      "--rounds", "2", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["frames"] == 2048 and summary["decisions"] == 2048 and summary["updates"] > 0
     assert load_checkpoint(out / "model.pt")["train_config"]["trainer"] == "torchrl-ppo"
@@ -49,6 +50,6 @@ def test_self_play_ppo_trains_and_exports_for_eval(tmp_path):
     assert result.exit_code == 0, result.output
 
 
-def test_bad_rules_are_a_clear_error(capsys):
-    assert main(["--players", "9", "--frames", "10"]) == 2
-    assert "num_players" in capsys.readouterr().err
+def test_bad_rules_are_a_clear_error():
+    result = CliRunner().invoke(cli, ["torchrl", "--players", "9", "--frames", "10"])
+    assert result.exit_code == 2 and "num_players" in result.output

@@ -1,0 +1,166 @@
+"""``chickenfoot rllib|sb3|tianshou|torchrl``: train with an RL framework on this environment.
+
+Each command needs its framework's extra (``pip install 'chickenfoot-rl[sb3]'``, ...); without
+it the command says which one. The trained model is written as this project's checkpoint (or an
+SB3 zip) that ``chickenfoot eval`` reads, and ``summary.json`` beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cf_env import ChickenFootError, RulesConfig
+from cf_env.packages import require_extra
+
+
+def _game_options(out_default: str) -> Callable:
+    """The flags every framework command takes: the rules, the output folder, the seed, progress, threads."""
+    def decorate(fn: Callable) -> Callable:
+        for option in reversed([
+            click.option("--players", type=click.IntRange(min=2), default=4, show_default=True),
+            click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True),
+            click.option("--rounds", type=click.IntRange(min=1), default=None,
+                         help="Rounds per game [default: the full game]."),
+            click.option("--out", type=click.Path(file_okay=False), default=out_default, show_default=True,
+                         help="Folder for the model and summary.json."),
+            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),
+            click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True,
+                         help="torch intra-op threads (1 is fastest for these small batches)."),
+            click.option("--no-progress", is_flag=True, help="No progress bar."),
+        ]):
+            fn = option(fn)
+        return fn
+    return decorate
+
+
+def _rules(players: int, max_pip: int, rounds: int | None, torch_threads: int) -> RulesConfig:
+    import torch
+
+    torch.set_num_threads(torch_threads)
+    try:
+        return RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds)
+    except ChickenFootError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _specs(text: str) -> list[str]:
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    if not specs:
+        raise click.BadParameter(f"no agent spec in {text!r}; e.g. heuristic,greedy", param_hint="--opponents")
+    return specs
+
+
+def _report(out: str | Path, summary: dict[str, Any], evaluate_with: str) -> None:
+    text = json.dumps(summary, indent=2)
+    Path(out, "summary.json").write_text(text)
+    click.echo(text)
+    click.echo(f"evaluate with: {evaluate_with}")
+
+
+def _flags(players: int, max_pip: int, rounds: int | None) -> str:
+    return f" --players {players} --max-pip {max_pip}" + (f" --rounds {rounds}" if rounds else "")
+
+
+@click.command()
+@_game_options("runs/sb3")
+@click.option("--steps", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="Learner decisions to train for.")
+@click.option("--opponents", default="heuristic", show_default=True,
+              help="Comma-separated agent specs for the other seats (the last one fills the rest).")
+@click.option("--n-steps", type=click.IntRange(min=2), default=1024, show_default=True, help="MaskablePPO rollout length.")
+def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int, no_progress: bool,
+        steps: int, opponents: str, n_steps: int) -> None:
+    """sb3-contrib's MaskablePPO for one seat (a new random seat every game) against OPPONENTS;
+    writes OUT/model.zip (evaluate it as sb3:OUT/model.zip)."""
+    require_extra("sb3_contrib", "sb3", "chickenfoot sb3")
+    from training.sb3_maskable_ppo import train
+
+    rules = _rules(players, max_pip, rounds, torch_threads)
+    specs = _specs(opponents)
+    try:
+        summary = train(rules, specs, steps, Path(out), seed=seed, n_steps=n_steps, batch_size=min(256, n_steps),
+                        progress=not no_progress)
+    except (ValueError, ChickenFootError) as exc:
+        raise click.ClickException(str(exc)) from None
+    _report(out, summary, f"chickenfoot eval sb3:{summary['model']} {specs[0]}{_flags(players, max_pip, rounds)} "
+                          f"--deal-sets 50")
+
+
+@click.command()
+@_game_options("runs/tianshou")
+@click.option("--steps", type=click.IntRange(min=1), default=50_000, show_default=True,
+              help="Learner decisions to train for.")
+@click.option("--opponents", default="greedy", show_default=True,
+              help="Comma-separated agent specs for the other seats (the last one fills the rest).")
+@click.option("--num-envs", type=click.IntRange(min=1), default=4, show_default=True)
+def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int,
+             no_progress: bool, steps: int, opponents: str, num_envs: int) -> None:
+    """Tianshou's masked DQN for one seat against OPPONENTS; writes OUT/model.pt, a checkpoint
+    that chickenfoot eval reads without Tianshou."""
+    require_extra("tianshou", "tianshou", "chickenfoot tianshou")
+    from training.tianshou_dqn import train
+
+    rules = _rules(players, max_pip, rounds, torch_threads)
+    specs = _specs(opponents)
+    try:
+        summary = train(rules, specs, steps, Path(out), seed=seed, num_envs=num_envs, progress=not no_progress)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    _report(out, summary, f"chickenfoot eval {summary['model']} {specs[0]}{_flags(players, max_pip, rounds)} "
+                          f"--deal-sets 50")
+
+
+@click.command()
+@_game_options("runs/torchrl")
+@click.option("--frames", type=click.IntRange(min=1), default=100_000, show_default=True,
+              help="Env steps (decisions of all seats).")
+@click.option("--frames-per-batch", type=click.IntRange(min=2), default=1024, show_default=True)
+def torchrl(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int,
+            no_progress: bool, frames: int, frames_per_batch: int) -> None:
+    """Self-play PPO through TorchRL's own PettingZooWrapper; writes OUT/model.pt, a checkpoint
+    that chickenfoot eval reads without TorchRL."""
+    require_extra("torchrl", "torchrl", "chickenfoot torchrl")
+    from training.torchrl_ppo import train
+
+    rules = _rules(players, max_pip, rounds, torch_threads)
+    try:
+        summary = train(rules, frames, Path(out), seed=seed, frames_per_batch=frames_per_batch,
+                        progress=not no_progress)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    _report(out, summary, f"chickenfoot eval {summary['model']} greedy{_flags(players, max_pip, rounds)} --deal-sets 50")
+
+
+@click.command()
+@click.option("--config", "config_path", default="configs/rllib.yaml", show_default=True,
+              type=click.Path(dir_okay=False), help="YAML file of RLlibConfig fields.")
+@click.option("--address", default=None, help="Join this Ray cluster (HOST:PORT) instead of starting Ray locally.")
+@click.option("--iterations", type=click.IntRange(min=1), default=None, help="Override the config's iterations.")
+@click.option("--runs-dir", default=None, help="Override the config's runs_dir.")
+@click.option("--policies", type=click.Choice(["shared", "per_seat"]), default=None,
+              help="Override the config's policies: one module for all seats, or one per seat.")
+@click.option("--resume", is_flag=True, help="Continue from runs_dir/run_name/checkpoint.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def rllib(config_path: str, address: str | None, iterations: int | None, runs_dir: str | None,
+          policies: str | None, resume: bool, no_progress: bool) -> None:
+    """Self-play PPO with RLlib (new API stack), locally or spread over a Ray cluster; every
+    checkpoint's modules are exported as checkpoints chickenfoot eval reads without Ray."""
+    require_extra("ray.rllib", "rllib", "chickenfoot rllib")
+    from training.config import load_config
+    from training.rllib_ppo import RLlibConfig, train
+
+    try:
+        cfg = load_config(config_path, cls=RLlibConfig, iterations=iterations, runs_dir=runs_dir, policies=policies)
+        summary = train(cfg, address=address, resume=resume, progress=not no_progress)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(summary, indent=2))
+    click.echo(f"evaluate with: chickenfoot eval {summary['exported'][0]} greedy --deal-sets 50")
+
+
+COMMANDS = (rllib, sb3, tianshou, torchrl)
