@@ -13,6 +13,9 @@ BASELINE_DEAL_SETS ?= 250
 # e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
 # (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
 TRAIN_FLAGS ?=
+# the configs make train and make train-ppo run (the docs' tests run them with the smoke configs)
+DISTILL_CONFIG ?= configs/distill.yaml
+PPO_CONFIG ?= configs/default.yaml
 
 .PHONY: help setup lint test docs train train-ppo evaluate demo bench clean
 
@@ -53,11 +56,11 @@ docs: $(STAMP)
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 train: $(STAMP)
-	$(VENV)/bin/chickenfoot distill --config configs/distill.yaml --runs-dir $(RUNS) $(TRAIN_FLAGS)
+	$(VENV)/bin/chickenfoot distill --config $(DISTILL_CONFIG) --runs-dir $(RUNS) --run-name distill $(TRAIN_FLAGS)
 	$(MAKE) --no-print-directory evaluate RUN=distill
 
 train-ppo: $(STAMP)
-	$(VENV)/bin/chickenfoot train --config configs/default.yaml --runs-dir $(RUNS) $(TRAIN_FLAGS)
+	$(VENV)/bin/chickenfoot train --config $(PPO_CONFIG) --runs-dir $(RUNS) --run-name default $(TRAIN_FLAGS)
 	$(MAKE) --no-print-directory evaluate RUN=default
 
 # the new network (1 seat) against three of each baseline, duplicate deals

@@ -97,6 +97,10 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
     if not zipfile.is_zipfile(path):  # torch.save writes a zip archive; anything else is not ours
+        with path.open("rb") as f:
+            if f.read(4) == b"PK\x03\x04":  # a zip archive's start without its end
+                raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): the archive "
+                                      f"ends early")
         raise CheckpointError(f"{path} is not a checkpoint: not a PyTorch file (torch.save writes a zip archive); "
                               f"give a .pt file written by chickenfoot-rl")
     try:

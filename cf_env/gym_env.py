@@ -1,4 +1,4 @@
-"""A Gymnasium single-agent view of Chicken Foot: the learner plays one seat, opponents the rest.
+"""A Gymnasium single-agent view of Chicken Foot: the learner plays one seat, opponents the rest::
 
     import gymnasium, cf_env
     env = gymnasium.make("ChickenFoot-v0", num_players=4, reward="relative")

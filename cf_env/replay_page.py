@@ -54,7 +54,7 @@ PAGE = r"""<!DOCTYPE html>
   .hand { margin: 3px 0; }
   .hand .who { display: flex; align-items: center; gap: 6px; }
   .hand.current .who { color: #ffe278; font-weight: 600; }
-  .hand svg { height: 26px; }
+  .hand svg { max-width: 100%; height: auto; }
   table { border-collapse: collapse; width: 100%; }
   th, td { padding: 2px 5px; text-align: right; border-bottom: 1px solid #24452e; }
   th:first-child, td:first-child { text-align: left; }
@@ -190,9 +190,9 @@ function drawBoard(f) {
   }
 }
 
-function handSvg(tiles, hidden) {
+function handSvg(tiles, hidden, unit) {  // unit: pixels per half-tile (your own hand in live play: larger)
   const width = Math.max(tiles.length, 1) * 2.2;
-  const svg = el("svg", {viewBox: `-0.1 -0.6 ${width} 1.2`, width: width * 22, height: 26});
+  const svg = el("svg", {viewBox: `-0.1 -0.6 ${width} 1.2`, width: width * unit, height: 1.2 * unit});
   tiles.forEach((t, k) => {
     if (hidden || t[0] < 0) {  // a hidden tile: [-1, -1] from a live game's server
       const g = el("g", {class: "back", transform: `translate(${k * 2.2 + 1} 0)`}, svg);
@@ -218,7 +218,7 @@ function drawHands(f) {
       + (p === f.cur ? "  (to move)" : "")));
     row.appendChild(who);
     const hidden = !(view === "all" || Number(view) === p);
-    row.appendChild(handSvg(hand, hidden));
+    row.appendChild(handSvg(hand, hidden, D.live && p === D.seat ? 40 : 22));
     box.appendChild(row);
   });
   document.getElementById("boneyard").textContent = `Boneyard: ${f.bone} tile${f.bone === 1 ? "" : "s"}`;
@@ -361,6 +361,7 @@ function send(action) {
 
 if (D.live) {
   document.getElementById("live").hidden = false;
+  document.getElementById("view").closest("label").hidden = true;  // the server shows your hand only
   fetch("state").then(r => r.json()).then(data => { setData(data); init(); receive(data); });
 } else {
   setData(D);

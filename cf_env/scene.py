@@ -23,7 +23,8 @@ __all__ = ["VIEW_STEP", "Ghost", "Scene", "TilePose", "arm_label_points", "layou
            "seen_bounds", "stepped_view"]
 
 _GAP = 0.12  # between touching tiles
-_TOE_ANGLES = (0.0, -45.0, 45.0)  # first, second, third toe, relative to the double's line
+_TOE_ANGLES = (0.0, -60.0, 60.0)  # first, second, third toe, relative to the double's line
+_TOE_SIDE = 0.8  #: how far from the double's line the side toes leave: their outlines clear the middle toe's
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,7 @@ def _toe_start(tip: tuple[float, float], angle: float, k: int) -> tuple[float, t
     if k == 0:
         return toe_angle, tip
     px, py = _direction(angle + (90.0 if _TOE_ANGLES[k] > 0 else -90.0))
-    return toe_angle, (tip[0] + 0.55 * px, tip[1] + 0.55 * py)
+    return toe_angle, (tip[0] + _TOE_SIDE * px, tip[1] + _TOE_SIDE * py)
 
 
 def _arm_start(k: int, arms: int) -> tuple[float, tuple[float, float]]:

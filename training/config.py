@@ -214,18 +214,18 @@ class PPOConfig(NetworkTrainerConfig):
         total_steps: learner decisions to train for.
     Collection
         backend: ``"vector"`` (default: the batched numba engine, :mod:`cf_env.vector`) or
-            ``"aec"`` (one PettingZoo env per game; slower, kept as the reference path).
+        ``"aec"`` (one PettingZoo env per game; slower, kept as the reference path).
         num_envs: games played in lockstep; rollout_steps: policy batches per rollout.
         self_play_prob: share of games where the policy holds every seat; in the others it holds
-            one seat and each other seat gets an opponent drawn from the pool.
+        one seat and each other seat gets an opponent drawn from the pool.
         pool_baselines: baseline bots in the pool; snapshots of the policy join it every
-            ``snapshot_every`` updates, keeping the newest ``pool_size`` (older snapshot files are
-            deleted: the pool can no longer draw them).
+        ``snapshot_every`` updates, keeping the newest ``pool_size`` (older snapshot files are
+        deleted: the pool can no longer draw them).
     PPO
         CleanRL's names; ``num_minibatches`` may not exceed ``num_envs * rollout_steps``.
     Evaluation
         eval_every (updates between evaluations; 0: none during training, only the final one,
-            which ``eval_deal_sets: 0`` switches off too), eval_opponents.
+        which ``eval_deal_sets: 0`` switches off too), eval_opponents.
     """
 
     total_steps: PositiveInt = 1_000_000

@@ -66,12 +66,12 @@ class ExpertConfig(NetworkTrainerConfig):
 
     Teacher
         teacher: a ``search`` spec with ``algo=pimc`` (the default is reproducible: no clock, at
-            most ``sims`` worlds per decision, racing); target_temperature: 0 = the teacher's
-            choice, else a softmax over its action values at this temperature.
+        most ``sims`` worlds per decision, racing); target_temperature: 0 = the teacher's
+        choice, else a softmax over its action values at this temperature.
     Collection
         iterations, games_per_iteration, workers (processes that play the games, spawned once per
-            run; 1 = in this process); address: ``HOST:PORT`` of a Ray cluster's head to play them on
-            instead, ``workers`` Ray actors over its CPUs (:class:`training.workers.WorkerPool`);
+        run; 1 = in this process); address: ``HOST:PORT`` of a Ray cluster's head to play them on
+        instead, ``workers`` Ray actors over its CPUs (:class:`training.workers.WorkerPool`);
         self_play_prob: chance each seat after seat 0 is the student too; opponents: the other
         seats' agent specs; beta: chance a student decision plays the teacher's action instead.
     Learning

@@ -328,3 +328,23 @@ def test_gif_frames_are_filled_and_captions_stay_inside(short_record, tmp_path):
     assert caption_ink.any() and not caption_ink[:, -6:].any()  # wrapped, not cut at the edge
     assert seat_labels(["heuristic", "heuristic"], 2) == ["player_0 (heuristic)", "player_1 (heuristic)"]
     assert seat_labels(None, 2) == ["player_0", "player_1"]
+
+
+def test_a_doubles_three_toe_slots_do_not_overlap():
+    """The outlines of a fresh double's three empty toes (as the page and the picture draw them,
+    2.1 x 1.1 with their stroke) leave each other room."""
+    import math
+
+    from cf_env import scene
+
+    double = scene._pose((0.0, 0.0), 0.0, True)
+    toes = [scene._pose(start, line, False, double)
+            for line, start in (scene._toe_start(double.tip, double.line, k) for k in range(3))]
+
+    def outline(node):
+        c, s = math.cos(math.radians(node.angle)), math.sin(math.radians(node.angle))
+        return node.x, node.y, c, s, 1.07, 0.57
+
+    for i in range(3):
+        for j in range(i + 1, 3):
+            assert not scene._overlap(outline(toes[i]), outline(toes[j])), (i, j)

@@ -66,6 +66,10 @@ def test_a_whole_game_in_the_browser(browser, served, tmp_path):
         rows = browser.find_elements(By.CSS_SELECTOR, "#hands .hand")
         assert rows[1].find_elements(By.CSS_SELECTOR, ".back") and not rows[1].find_elements(By.CSS_SELECTOR, ".tile")
         assert len(rows[0].find_elements(By.CSS_SELECTOR, ".tile")) == len(live.game.hand(0))
+        if not clicks:  # live play: no seat-view selector (the server shows your hand only), your tiles large
+            assert not browser.find_element(By.ID, "view").is_displayed()
+            mine, theirs = (row.find_element(By.CSS_SELECTOR, "svg").size["height"] for row in rows[:2])
+            assert mine >= 40 > 30 > theirs
         done = len(live.game.actions())
         browser.find_elements(By.CSS_SELECTOR, "#moves button.move")[0].click()
         wait.until(lambda d, done=done: len(live.game.actions()) > done and shown_step(d) == len(live.frames.frames) - 1)
