@@ -38,13 +38,14 @@ SMALL: list[tuple[str, str]] = [
     (r"--steps \d+", "--steps 300"),
     (r"--frames \d+", "--frames 512 --frames-per-batch 256"),
     (r"--iterations \d+", "--iterations 1"),
+    (r"--total-steps \d+", "--total-steps 2048"),
     (r"--shards \d+", "--shards 2"),
     (r"--shard-games \d+", "--shard-games 1"),
     (r"--imitation-games \d+", "--imitation-games 4"),
     (r"--epochs \d+", "--epochs 1"),
     (r"--(collect-)?minutes [\d.]+", r"--\1minutes 0.05"),
     (r"configs/default\.yaml", "configs/smoke.yaml"),
-    (r"configs/distill(-2p)?\.yaml", "configs/distill-smoke.yaml"),
+    (r"configs/distill(-2p)?\.yaml", "configs/distill-small.yaml"),
     (r"configs/expert-[24]p\.yaml", "configs/expert-smoke.yaml"),
     (r"configs/rllib\.yaml", "configs/rllib-smoke.yaml"),
 ]
@@ -59,10 +60,24 @@ def small(command: str) -> str:
     return command
 
 
+def _uncomment(line: str) -> str:
+    """``line`` without a trailing shell comment (a ``#`` outside quotes, after a blank)."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line
+
+
 def commands(block: str) -> list[str]:
     """The block's commands: continuation lines joined, blank and comment lines dropped."""
     out, current = [], ""
     for line in block.splitlines():
+        line = _uncomment(line)
         if line.rstrip().endswith("\\"):
             current += line.rstrip()[:-1] + " "
             continue
@@ -83,7 +98,7 @@ def _make(command: str, folder: Path) -> str:
     if target in DRY_TARGETS:
         return f"make -n -C {ROOT} {rest}"
     if target in ("train", "train-ppo"):
-        return (f"make -C {ROOT} {rest} RUNS={folder / 'runs'} DISTILL_CONFIG=configs/distill-smoke.yaml "
+        return (f"make -C {ROOT} {rest} RUNS={folder / 'runs'} DISTILL_CONFIG=configs/distill-small.yaml "
                 f"PPO_CONFIG=configs/smoke.yaml EVAL_DEAL_SETS=1 BASELINE_DEAL_SETS=1")
     return f"make -C {ROOT} {rest}"
 

@@ -8,7 +8,7 @@
   for one, reads the information state), so the agent is given where the engine game lives
   (``game_source``, e.g. ``lambda: env.game``) and hands the bot that game's OpenSpiel state.
 
-Example: OpenSpiel's ISMCTS against the project's heuristic (the README shows the whole script)::
+Example: OpenSpiel's ISMCTS against the project's heuristic (docs/frameworks.md shows the whole script)::
 
     bot = ISMCTSBot(game, RandomRolloutEvaluator(1, np.random.RandomState(0)), 1.0, 200)
     bot.set_resampler(lambda state, player: resampler(state, player, rng))

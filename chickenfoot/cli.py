@@ -232,8 +232,8 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
               help="Processes that play deal sets in parallel (the report is the same, timings aside) "
                    "[default: 1; with --address, one per CPU of the cluster].")
 @click.option("--address", default=None,
-              help="Play the deal sets on the Ray cluster whose head is at HOST:PORT (README 'RLlib ... on a "
-                   "Ray cluster' sets one up); checkpoint paths must be readable on every node.")
+              help="Play the deal sets on the Ray cluster whose head is at HOST:PORT (docs/frameworks.md sets one "
+                   "up); checkpoint paths must be readable on every node.")
 @click.option("--save-games", "save_games", type=click.Path(file_okay=False), default=None,
               help="Write game records (JSON, for chickenfoot replay) into this folder, with an index.json.")
 @click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True,

@@ -7,7 +7,7 @@ One RLModule shared by every seat (``policies: shared``; the observation is seat
 per seat (``policies: per_seat``), each an action-masking PPO module
 (:class:`agents.rllib_module.MaskedPPOTorchRLModule`) over
 :class:`cf_env.integrations.rllib.ChickenFootMultiAgentEnv`. With ``--address`` the env runners are
-Ray actors placed anywhere on the cluster (every node needs this package installed, see the README).
+Ray actors placed anywhere on the cluster (every node needs this package installed, see docs/frameworks.md).
 
 Writes ``runs_dir/run_name/``: RLlib checkpoints (``checkpoint/``, resumable with ``--resume``) and,
 after every checkpoint, each module exported to this project's checkpoint format

@@ -15,7 +15,7 @@ expert --address`` pass it) the workers are Ray actors spread over the cluster's
 tasks; the results are the same as locally, in the same order. Every node needs this package and
 whatever the tasks read (checkpoints given by path must be readable there too). A token-authenticated
 cluster needs ``RAY_AUTH_MODE=token`` and its token (``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``) in
-this process's environment, as the README's RLlib section describes.
+this process's environment, as docs/frameworks.md describes.
 """
 
 from __future__ import annotations

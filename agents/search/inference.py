@@ -12,7 +12,7 @@ keeps one with probability proportional to its weight: sampling-importance-resam
 **The opponent model** is a softmax over :func:`agents.baselines.score_plays` (the heuristic's
 scores of the legal plays) at temperature ``temp``, fitted by maximum likelihood on recorded
 games of several agents (``python -m lab.opponent_model``; the fit and its figures are in
-the README). Draws and passes carry no weight: what they say (no legal play) is a constraint the
+lab/results/search.md). Draws and passes carry no weight: what they say (no legal play) is a constraint the
 sampler already applies.
 
 **The hand at an earlier play** is the world's hand now plus the tiles the opponent has placed

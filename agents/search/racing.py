@@ -17,7 +17,7 @@ mean of the worlds it saw, so the per-action values (``last_search["scores"]``, 
 of expert iteration) stay unbiased, each over its own number of worlds
 (``last_search["worlds"]``). This is successive elimination for best-arm identification
 (Even-Dar, Mannor & Mansour, JMLR 2006) with a paired t-statistic and an indifference zone.
-Measured (README, "Expert iteration"): at ``sims=256``, ``race=2`` agrees with plain ``sims=256``
+Measured (lab/results/distillation.md): at ``sims=256``, ``race=2`` agrees with plain ``sims=256``
 as often as plain ``sims=256`` agrees with itself, with about a third of the rollouts.
 """
 

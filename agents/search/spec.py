@@ -18,7 +18,7 @@ infer      constraints ``constraints``: worlds respect the opponents' failures t
                        plays this round are under the opponent model (needs the observation's
                        ``history`` entry; without it, ``constraints``); ``none``: ignore both
                        (``0`` too). ``constraints`` is the default because ``policy`` measured no
-                       stronger and costs a third of the worlds (README, "Search agents")
+                       stronger and costs a third of the worlds (lab/results/search.md)
 temp       TEMP        the opponent model's softmax temperature over heuristic scores (fitted,
                        see ``lab/opponent_model.py``)
 proposals  8           ``infer=policy``: candidate worlds dealt for each world kept

@@ -10,7 +10,7 @@ and not each round) plus a twentieth of the relative result.
 the round: each other seat's lead, over a normal spread of ``SIGMA_PER_HAND_PIP * max_pip *
 hand_size`` points per remaining round (the measured spread of two seats' round points),
 multiplied over the opponents, plus a twentieth of the relative result; it measured weaker (see
-the README).
+lab/results/search.md).
 """
 
 from __future__ import annotations
