@@ -28,6 +28,7 @@ import click
 
 from cf_env import ChickenFootError, Game, RulesConfig, __version__
 from chickenfoot.frameworks import COMMANDS as FRAMEWORK_COMMANDS
+from chickenfoot.frameworks import standard_rules
 
 
 def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: int | None,
@@ -414,7 +415,7 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
     from training.labels import DEFAULT_TEACHER, collect_shards, collection_settings
 
     try:
-        config = RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds)
+        config = standard_rules(players, max_pip, rounds)
         specs = [x.strip() for x in opponents.split(",") if x.strip()]
         settings = collection_settings(student or f"zoo:strong-{players}p", teacher or DEFAULT_TEACHER, specs, config,
                                        seed, shard_games, self_play_prob, slots)
@@ -503,7 +504,7 @@ def demo(seed: int, players: int, max_pip: int, rounds: int | None) -> None:
     from cf_env.demo import play_demo
 
     try:
-        click.echo("\n".join(play_demo(RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds), seed)))
+        click.echo("\n".join(play_demo(standard_rules(players, max_pip, rounds), seed)))
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
 

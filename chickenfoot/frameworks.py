@@ -38,12 +38,19 @@ def _game_options(out_default: str) -> Callable:
     return decorate
 
 
+def standard_rules(players: int, max_pip: int, rounds: int | None) -> RulesConfig:
+    """The rules of the rule flags (``rounds`` None: the full game)."""
+    if rounds is None:
+        return RulesConfig(num_players=players, max_pip=max_pip)
+    return RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds)
+
+
 def _rules(players: int, max_pip: int, rounds: int | None, torch_threads: int) -> RulesConfig:
     import torch
 
     torch.set_num_threads(torch_threads)
     try:
-        return RulesConfig(num_players=players, max_pip=max_pip, rounds=rounds)
+        return standard_rules(players, max_pip, rounds)
     except ChickenFootError as exc:
         raise click.BadParameter(str(exc)) from None
 
