@@ -218,7 +218,7 @@ def test_evaluate_reports_corrected_figures_over_deal_sets_the_same_with_two_wor
         assert 0.0 <= lo <= hi <= 1.0
     assert c["win_rate"] != r.win_rate  # the random seat's decisions and the draws were corrected
     assert len(c["per_deal_set"]) == 12 and one.ms_per_game > 0
-    assert "luck-corrected (AIVAT)" in one.table()
+    assert "luck-corrected (AIVAT)" in one.table() and one.table().endswith(" ms per game")  # units said
     plain = evaluate(["heuristic", "random"], SMALL, deal_sets=12, seed=4, progress=False)
     assert plain.results[0].win_rate == r.win_rate and not plain.hook_results
     assert not list(cache.glob("luck/*.pt"))  # a given value function is not fitted again
