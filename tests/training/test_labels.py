@@ -313,3 +313,33 @@ def test_strength_in_processes_is_the_same_as_in_one(tmp_path):
     one = distill.strength(model, TINY, "heuristic", 2, seed=3)
     two = distill.strength(model, TINY, "heuristic", 2, seed=3, workers=2)
     assert one == two and one["games"] == 4
+
+
+def test_the_labels_commands_collect_resume_and_fit(tmp_path):
+    """``chickenfoot labels collect`` writes shards and a rerun resumes to a larger count;
+    ``chickenfoot labels fit`` writes a checkpoint of the labels' rules and reports its held-out
+    figures; bad flags are usage errors that write nothing."""
+    from click.testing import CliRunner
+
+    from chickenfoot.cli import main
+
+    out = tmp_path / "labels"
+    common = ["labels", "collect", "--out", str(out), "--players", "2", "--max-pip", "4", "--rounds", "1",
+              "--student", "heuristic", "--teacher", TEACHER, "--opponents", "random", "--shard-games", "1",
+              "--slots", "1", "--no-progress"]
+    result = CliRunner().invoke(main, common + ["--shards", "2"])
+    assert result.exit_code == 0, result.output
+    assert len(labels.shard_paths(out)) == 2
+    result = CliRunner().invoke(main, common + ["--shards", "3"])
+    assert result.exit_code == 0 and len(labels.shard_paths(out)) == 3, result.output
+    net = tmp_path / "net.pt"
+    result = CliRunner().invoke(main, ["labels", "fit", str(out), "--out", str(net), "--hidden", "16,16", "--epochs", "2",
+                                       "--holdout", "0.34", "--deal-sets", "1", "--opponent", "random",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[:result.output.rindex("}") + 1])
+    assert 0.0 <= report["end"]["test_agreement"] <= 1.0 and report["vs_random"]["games"] == 2
+    assert load(str(net)).config.max_pip == 4
+    for bad in (["--hidden", "16,x"], ["--imitate", "heuristic", "--init", "zoo:strong-2p"]):
+        result = CliRunner().invoke(main, ["labels", "fit", str(out), "--out", str(tmp_path / "bad.pt"), *bad])
+        assert result.exit_code == 2 and not (tmp_path / "bad.pt").exists(), result.output
