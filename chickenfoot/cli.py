@@ -288,6 +288,45 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
 
 
 @main.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--vs", default="heuristic", show_default=True,
+              help="Comma-separated agent specs for the other seats (the last fills the rest); 'none': A against "
+                   "B head to head.")
+@_rule_options
+@click.option("--deal-sets", type=click.IntRange(min=2), default=100, show_default=True,
+              help="Duplicate deal sets each agent plays.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU].")
+@click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the comparison as JSON.")
+@click.option("--no-progress", is_flag=True)
+def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, rounds: int | None,
+            hand_size: int | None, deal_sets: int, seed: int, workers: int | None, address: str | None,
+            json_path: str | None, no_progress: bool) -> None:
+    """Is A stronger than B? Each plays the same seats against --vs on the same deal sets (the same
+    deals, boneyard orders and opponents' random streams), and the differences A - B in win rate
+    and mean points are measured deal set by deal set, with 95% intervals and the correlation the
+    pairing bought (A and B are specs as for eval: paths, zoo:NAME, search:..., baselines)."""
+    from training.evaluate import compare as run_compare
+
+    opponents = None if vs.strip().lower() == "none" else [x.strip() for x in vs.split(",") if x.strip()]
+    if opponents is not None and not opponents:
+        raise click.BadParameter(f"no agent spec in {vs!r}; e.g. heuristic, or none", param_hint="--vs")
+    config = _rules([a, b, *(opponents or [])], players, max_pip, rounds, hand_size)
+    try:
+        result = run_compare(a, b, config, vs=opponents, deal_sets=deal_sets, seed=seed, progress=not no_progress,
+                             workers=workers, address=address)
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(result.table())
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(json.dumps(result.to_json(), indent=2))
+
+
+@main.command()
 @click.option("--opponents", default="heuristic", show_default=True,
               help="Comma-separated agent specs for the other seats (the last one fills the rest).")
 @_rule_options
