@@ -10,6 +10,7 @@ RUNS   ?= runs
 # 1000 against 3 random and against 3 greedy ones
 EVAL_DEAL_SETS ?= 500
 BASELINE_DEAL_SETS ?= 250
+EVAL_WORKERS ?= 2
 # e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
 # (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
 TRAIN_FLAGS ?=
@@ -68,7 +69,7 @@ evaluate: $(STAMP)
 	@for opp in random greedy heuristic; do \
 	  sets=$(BASELINE_DEAL_SETS); [ $$opp = heuristic ] && sets=$(EVAL_DEAL_SETS); \
 	  echo "== $(RUNS)/$(RUN)/final.pt (1 seat) vs 3 x $$opp, $$sets deal sets =="; \
-	  $(VENV)/bin/chickenfoot eval $(RUNS)/$(RUN)/final.pt $$opp --deal-sets $$sets --workers 2 \
+	  $(VENV)/bin/chickenfoot eval $(RUNS)/$(RUN)/final.pt $$opp --deal-sets $$sets --workers $(EVAL_WORKERS) \
 	    --json $(RUNS)/$(RUN)/eval_vs_$$opp.json || exit 1; \
 	done
 

@@ -37,6 +37,7 @@ SMALL: list[tuple[str, str]] = [
     (r"--deal-sets \d+", "--deal-sets 1"),
     (r"--steps \d+", "--steps 300"),
     (r"--frames \d+", "--frames 512 --frames-per-batch 256"),
+    (r"--workers \d+", "--workers 1"),  # two spawned processes cost more than they save on this little
     (r"--iterations \d+", "--iterations 1"),
     (r"--total-steps \d+", "--total-steps 2048"),
     (r"--shards \d+", "--shards 2"),
@@ -101,7 +102,7 @@ def _make(command: str, folder: Path) -> str:
         return f"make -n -C {ROOT} {rest}"
     if target in ("train", "train-ppo"):
         return (f"make -C {ROOT} {rest} RUNS={folder / 'runs'} DISTILL_CONFIG=configs/distill-small.yaml "
-                f"PPO_CONFIG=configs/smoke.yaml EVAL_DEAL_SETS=1 BASELINE_DEAL_SETS=1")
+                f"PPO_CONFIG=configs/smoke.yaml EVAL_DEAL_SETS=1 BASELINE_DEAL_SETS=1 EVAL_WORKERS=1")
     return f"make -C {ROOT} {rest}"
 
 

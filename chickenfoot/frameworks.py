@@ -62,11 +62,18 @@ def _specs(text: str) -> list[str]:
     return specs
 
 
-def _report(out: str | Path, summary: dict[str, Any], evaluate_with: str) -> None:
+def _train(run: Callable[[], dict[str, Any]], out: str, evaluate_with: Callable[[dict[str, Any]], str],
+           errors: tuple[type[Exception], ...] = (ChickenFootError,)) -> None:
+    """Run a framework's training; a user error (``errors``) is a message, not a traceback. Then
+    write ``out/summary.json``, print it and the command that evaluates the result."""
+    try:
+        summary = run()
+    except errors as exc:
+        raise click.ClickException(str(exc)) from None
     text = json.dumps(summary, indent=2)
     Path(out, "summary.json").write_text(text)
     click.echo(text)
-    click.echo(f"evaluate with: {evaluate_with}")
+    click.echo(f"evaluate with: {evaluate_with(summary)}")
 
 
 def _flags(players: int, max_pip: int, rounds: int | None) -> str:
@@ -89,13 +96,10 @@ def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, tor
 
     rules = _rules(players, max_pip, rounds, torch_threads)
     specs = _specs(opponents)
-    try:
-        summary = train(rules, specs, steps, Path(out), seed=seed, n_steps=n_steps, batch_size=min(256, n_steps),
-                        progress=not no_progress)
-    except (ValueError, ChickenFootError) as exc:
-        raise click.ClickException(str(exc)) from None
-    _report(out, summary, f"chickenfoot eval sb3:{summary['model']} {specs[0]}{_flags(players, max_pip, rounds)} "
-                          f"--deal-sets 50")
+    _train(lambda: train(rules, specs, steps, Path(out), seed=seed, n_steps=n_steps, batch_size=min(256, n_steps),
+                         progress=not no_progress), out,
+           lambda s: f"chickenfoot eval sb3:{s['model']} {specs[0]}{_flags(players, max_pip, rounds)} --deal-sets 50",
+           errors=(ValueError, ChickenFootError))  # SB3 raises ValueError for settings it cannot use
 
 
 @click.command()
@@ -114,12 +118,8 @@ def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int
 
     rules = _rules(players, max_pip, rounds, torch_threads)
     specs = _specs(opponents)
-    try:
-        summary = train(rules, specs, steps, Path(out), seed=seed, num_envs=num_envs, progress=not no_progress)
-    except ChickenFootError as exc:
-        raise click.ClickException(str(exc)) from None
-    _report(out, summary, f"chickenfoot eval {summary['model']} {specs[0]}{_flags(players, max_pip, rounds)} "
-                          f"--deal-sets 50")
+    _train(lambda: train(rules, specs, steps, Path(out), seed=seed, num_envs=num_envs, progress=not no_progress),
+           out, lambda s: f"chickenfoot eval {s['model']} {specs[0]}{_flags(players, max_pip, rounds)} --deal-sets 50")
 
 
 @click.command()
@@ -135,12 +135,9 @@ def torchrl(players: int, max_pip: int, rounds: int | None, out: str, seed: int,
     from training.torchrl_ppo import train
 
     rules = _rules(players, max_pip, rounds, torch_threads)
-    try:
-        summary = train(rules, frames, Path(out), seed=seed, frames_per_batch=frames_per_batch,
-                        progress=not no_progress)
-    except ChickenFootError as exc:
-        raise click.ClickException(str(exc)) from None
-    _report(out, summary, f"chickenfoot eval {summary['model']} greedy{_flags(players, max_pip, rounds)} --deal-sets 50")
+    _train(lambda: train(rules, frames, Path(out), seed=seed, frames_per_batch=frames_per_batch,
+                         progress=not no_progress),
+           out, lambda s: f"chickenfoot eval {s['model']} greedy{_flags(players, max_pip, rounds)} --deal-sets 50")
 
 
 @click.command()
