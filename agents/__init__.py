@@ -2,7 +2,8 @@
 
 ``agents.load(spec, config)`` builds one from a spec: ``"random"``, ``"greedy"``,
 ``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package, or
-``"search"`` / ``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see
+``"module:Class"`` or ``"path/file.py:Class"`` (with ``:key=value`` arguments) for your own agent
+class, ``"search"`` / ``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see
 :mod:`agents.search`), ``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
 ``training/sb3_maskable_ppo.py``; ``"sb3+trust:PATH.zip"`` also unpickles what the file pickles, for
 files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
@@ -10,6 +11,7 @@ files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,7 +65,8 @@ def _checkpoint_path(spec: str) -> Path:
     if not path.is_file():
         raise AgentSpecError(
             f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, search[:name=value...], a checkpoint path, "
-            f"or zoo:NAME ({zoo_names() or 'no shipped checkpoints'})"
+            f"zoo:NAME ({zoo_names() or 'no shipped checkpoints'}) or your own class as module:Class or "
+            f"path/to/file.py:Class"
         )
     return path
 
@@ -78,6 +81,8 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
         from agents.search import SearchAgent
 
         return SearchAgent.from_spec(spec, config if config is not None else RulesConfig())
+    if parsed.kind == "python":
+        return _load_python(spec, parsed, config if config is not None else RulesConfig())
     if parsed.kind == "sb3":
         require_extra("sb3_contrib", "sb3", f"the agent {spec!r} (a Stable-Baselines3 model)")
         from agents.sb3_agent import SB3Agent, UntrustedFileError
@@ -94,3 +99,73 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
     from agents.torch_policy import TorchAgent
 
     return TorchAgent.from_checkpoint(path, config=config, device=device, name=spec)
+
+
+def _literal(text: str) -> object:
+    """``text`` as the Python literal it spells (``2``, ``0.5``, ``True``, ``'a'``), else itself."""
+    import ast
+
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _import_target(argument: str) -> object:
+    """What ``module:attr`` or ``path/file.py:attr`` names; :class:`AgentSpecError` when it can
+    not be imported or has no such attribute."""
+    import importlib
+    import importlib.util
+    import sys
+
+    where, _, attr = argument.rpartition(":")
+    if where.endswith(".py"):
+        path = Path(where).resolve()
+        if not path.is_file():
+            raise AgentSpecError(f"{argument}: no such file {where}")
+        name = f"chickenfoot_user.{path.stem}_{abs(hash(str(path))):x}"
+        module = sys.modules.get(name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ModuleNotFoundError as exc:
+            raise AgentSpecError(f"{argument}: cannot import {where!r} ({exc}); a module must be importable from "
+                                 f"here (installed, or under the current folder), or name a file as "
+                                 f"path/to/file.py:{attr}") from None
+    if not hasattr(module, attr):
+        public = sorted(n for n in vars(module) if not n.startswith("_") and isinstance(getattr(module, n), type))
+        raise AgentSpecError(f"{argument}: {where} has no {attr!r}; its classes: {public or 'none'}")
+    return getattr(module, attr)
+
+
+def _load_python(spec: str, parsed: AgentSpec, config: RulesConfig) -> Agent:
+    """Your own agent: ``Class(config, **kwargs)`` for ``module:Class[:key=value...]``."""
+    target = _import_target(parsed.argument)
+    kwargs = {key: _literal(value) for key, value in parsed.params.items()}
+    if not callable(target):
+        raise AgentSpecError(f"{spec}: {parsed.argument} is not a class or function that makes an agent")
+    try:
+        agent = target(config, **kwargs)
+    except TypeError as exc:
+        raise AgentSpecError(f"{spec}: calling {parsed.argument}(config, **{kwargs}) failed: {exc}; an agent class "
+                             f"takes the RulesConfig first, then the spec's key=value pairs as keyword "
+                             f"arguments") from None
+    if not callable(getattr(agent, "act", None)):
+        raise AgentSpecError(f"{spec}: {parsed.argument} made a {type(agent).__name__}, which has no "
+                             f"act(observation, rng) method (see agents.Agent)")
+    with contextlib.suppress(AttributeError):  # a read-only name: reported under its own
+        agent.name = spec  # an evaluation reports it under the spec it was given
+    if getattr(agent, "config", None) is None:
+        with contextlib.suppress(AttributeError):
+            agent.config = config
+    return agent

@@ -14,8 +14,16 @@ spec                           kind          argument            params
 ``sb3:PATH.zip``               sb3           the file            {}
 ``sb3+trust:PATH.zip``         sb3           the file            ``{"trust": "1"}``
 ``zoo:NAME``                   checkpoint    ``zoo:NAME``        {}
+``module:Class[:k=v...]``      python        ``module:Class``    the ``k=v`` pairs (strings)
+``path/file.py:Class[:k=v]``   python        ``path/file.py:C``  the ``k=v`` pairs (strings)
 anything else                  checkpoint    the path            {}
 =============================  ============  ==================  =============================
+
+A ``python`` spec names your own agent class (or any callable that returns an agent) the way
+Gymnasium's entry points do: ``my_bots.doubles:DoublesFirst`` imports the module,
+``bots/doubles.py:DoublesFirst`` loads the file, and ``:key=value`` pairs after it are keyword
+arguments (values read as Python literals where they are one: ``depth=2``, ``greedy=True``,
+``temperature=0.5``; else as strings). :func:`agents.load` calls ``Class(config, **kwargs)``.
 
 The search parameters' names and values are checked by :func:`agents.search.parse_search_spec`
 (its :class:`~agents.search.SearchSpecError` is an :class:`AgentSpecError`); whether a checkpoint
@@ -26,18 +34,28 @@ A device string is ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (:func:`check_devic
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from cf_env import ChickenFootError
 
-__all__ = ["AgentSpec", "AgentSpecError", "BASELINE_NAMES", "DEVICES", "DeviceError", "check_device", "parse_spec"]
+__all__ = ["AgentSpec", "AgentSpecError", "BASELINE_NAMES", "DEVICES", "DeviceError", "SearchSpecError", "check_device",
+           "parse_spec"]
 
 BASELINE_NAMES = ("random", "greedy", "heuristic")
 DEVICES = ("auto", "cpu", "cuda")  #: and ``cuda:N``
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
 class AgentSpecError(ChickenFootError, ValueError):
     """An agent spec names nothing that can be loaded."""
+
+
+class SearchSpecError(AgentSpecError):
+    """A search spec names an unknown parameter or an invalid value (raised by
+    :func:`agents.search.parse_search_spec`, and here for a ``search:`` spec that is not
+    ``name=value`` pairs)."""
 
 
 class DeviceError(ChickenFootError, ValueError):
@@ -47,9 +65,10 @@ class DeviceError(ChickenFootError, ValueError):
 class AgentSpec(NamedTuple):
     """A parsed agent spec (see the module docstring)."""
 
-    kind: str  #: ``baseline``, ``search``, ``sb3`` or ``checkpoint``
-    argument: str  #: the baseline's name, the checkpoint's path or ``zoo:NAME``, the sb3 file; ``""`` for search
-    params: dict[str, str]  #: search: ``name=value`` pairs as typed; sb3: ``{"trust": "1"}`` for ``sb3+trust:``
+    kind: str  #: ``baseline``, ``search``, ``sb3``, ``python`` or ``checkpoint``
+    argument: str  #: the baseline's name, the checkpoint's path or ``zoo:NAME``, the sb3 file,
+    #: ``module:Class`` / ``file.py:Class``; ``""`` for search
+    params: dict[str, str]  #: search, python: ``name=value`` pairs as typed; sb3: ``{"trust": "1"}`` for ``sb3+trust:``
 
 
 def parse_spec(spec: object) -> AgentSpec:
@@ -67,14 +86,16 @@ def parse_spec(spec: object) -> AgentSpec:
         return AgentSpec("search", "", _pairs(spec, rest) if rest or spec.endswith(":") else {})
     if head in ("sb3", "sb3+trust"):
         return AgentSpec("sb3", rest, {"trust": "1"} if head == "sb3+trust" else {})
+    if rest and (head.endswith(".py") or _MODULE.fullmatch(head)) and head != "zoo":
+        attr, _, pairs = rest.partition(":")
+        if _IDENTIFIER.fullmatch(attr):
+            return AgentSpec("python", f"{head}:{attr}", _pairs(spec, pairs, after=f"{head}:{attr}") if pairs else {})
     return AgentSpec("checkpoint", spec, {})
 
 
-def _pairs(spec: str, rest: str) -> dict[str, str]:
+def _pairs(spec: str, rest: str, after: str = "search") -> dict[str, str]:
     """``name=value`` pairs separated by colons; a part without ``=`` continues the value before
     it (a value such as ``zoo:strong-4p`` holds a colon)."""
-    from agents.search.spec import SearchSpecError  # raised here so that callers see the search's own error
-
     pairs: list[list[str]] = []
     for part in rest.split(":"):
         if "=" in part:
@@ -82,7 +103,8 @@ def _pairs(spec: str, rest: str) -> dict[str, str]:
         elif pairs:
             pairs[-1][1] += ":" + part
         else:
-            raise SearchSpecError(f"{spec!r}: expected name=value after 'search:', got {part!r}")
+            error = SearchSpecError if after == "search" else AgentSpecError
+            raise error(f"{spec!r}: expected name=value after '{after}:', got {part!r}")
     return dict(pairs)
 
 

@@ -28,7 +28,7 @@ import click
 
 from cf_env import ChickenFootError, Game, RulesConfig, __version__
 from chickenfoot.frameworks import COMMANDS as FRAMEWORK_COMMANDS
-from chickenfoot.frameworks import standard_rules
+from chickenfoot.frameworks import split_specs, standard_rules
 
 
 def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: int | None,
@@ -294,30 +294,49 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
               help="Comma-separated agent specs for the other seats (the last fills the rest); 'none': A against "
                    "B head to head.")
 @_rule_options
-@click.option("--deal-sets", type=click.IntRange(min=2), default=100, show_default=True,
-              help="Duplicate deal sets each agent plays.")
+@click.option("--deal-sets", type=click.IntRange(min=2), default=None,
+              help="Duplicate deal sets each agent plays; with --until-verdict, the most it plays. "
+                   "[default: 100; 2000 with --until-verdict]")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--until-verdict", is_flag=True,
+              help="Stop as soon as a sequential probability ratio test (SPRT) of elo <= ELO0 against elo >= ELO1 "
+                   "reaches a verdict.")
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="SPRT: the Elo difference A - B of H0.")
+@click.option("--elo1", type=float, default=20.0, show_default=True, help="SPRT: the Elo difference A - B of H1.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="SPRT: the chance of accepting H1 when H0 holds.")
+@click.option("--beta", type=float, default=0.05, show_default=True,
+              help="SPRT: the chance of accepting H0 when H1 holds.")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+              help="Keep every deal set's results in this JSON-lines file as they come; started again with the same "
+                   "file, the comparison goes on from there.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU].")
 @click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the comparison as JSON.")
 @click.option("--no-progress", is_flag=True)
 def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, rounds: int | None,
-            hand_size: int | None, deal_sets: int, seed: int, workers: int | None, address: str | None,
+            hand_size: int | None, deal_sets: int | None, seed: int, until_verdict: bool, elo0: float, elo1: float,
+            alpha: float, beta: float, save_path: str | None, workers: int | None, address: str | None,
             json_path: str | None, no_progress: bool) -> None:
     """Is A stronger than B? Each plays the same seats against --vs on the same deal sets (the same
     deals, boneyard orders and opponents' random streams), and the differences A - B in win rate
-    and mean points are measured deal set by deal set, with 95% intervals and the correlation the
-    pairing bought (A and B are specs as for eval: paths, zoo:NAME, search:..., baselines)."""
-    from training.evaluate import compare as run_compare
+    and mean points are measured deal set by deal set, with 95% intervals, the correlation the
+    pairing bought and the Elo difference. With --until-verdict it stops at the SPRT's verdict
+    (A and B are specs as for eval: paths, zoo:NAME, search:..., module:Class, baselines)."""
+    from training.compare import compare as run_compare
+    from training.stats import Sprt
 
-    opponents = None if vs.strip().lower() == "none" else [x.strip() for x in vs.split(",") if x.strip()]
-    if opponents is not None and not opponents:
-        raise click.BadParameter(f"no agent spec in {vs!r}; e.g. heuristic, or none", param_hint="--vs")
+    opponents = None if vs.strip().lower() == "none" else split_specs(vs, "--vs", "heuristic, or none")
     config = _rules([a, b, *(opponents or [])], players, max_pip, rounds, hand_size)
     try:
-        result = run_compare(a, b, config, vs=opponents, deal_sets=deal_sets, seed=seed, progress=not no_progress,
-                             workers=workers, address=address)
+        test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta) if until_verdict else None
+    except ChickenFootError as exc:
+        raise click.BadParameter(str(exc)) from None
+    try:
+        result = run_compare(a, b, config, vs=opponents, deal_sets=deal_sets or (2000 if until_verdict else 100),
+                             seed=seed, progress=not no_progress, workers=workers, address=address, sprt=test,
+                             save=save_path)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(result.table())
@@ -346,9 +365,7 @@ def play(opponents: str, players: int | None, max_pip: int | None, rounds: int |
     from cf_env.replay import game_record, save_record
     from chickenfoot.play import Table, play_terminal
 
-    specs = [s.strip() for s in opponents.split(",") if s.strip()]
-    if not specs:
-        raise click.BadParameter(f"no agent spec in {opponents!r}; e.g. heuristic,greedy", param_hint="--opponents")
+    specs = split_specs(opponents, "--opponents", "heuristic,greedy")
     config = _rules(specs, players, max_pip, rounds, hand_size)
     if not 0 <= seat < config.num_players:
         raise click.BadParameter(f"seat must be in [0, {config.num_players})", param_hint="--seat")
@@ -455,7 +472,7 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 
     try:
         config = standard_rules(players, max_pip, rounds)
-        specs = [x.strip() for x in opponents.split(",") if x.strip()]
+        specs = split_specs(opponents)
         settings = collection_settings(student or f"zoo:strong-{players}p", teacher or DEFAULT_TEACHER, specs, config,
                                        seed, shard_games, self_play_prob, slots)
         summary = collect_shards(out, settings, shards if shards is not None else 10**9, workers, minutes,

@@ -55,10 +55,11 @@ def _rules(players: int, max_pip: int, rounds: int | None, torch_threads: int) -
         raise click.BadParameter(str(exc)) from None
 
 
-def _specs(text: str) -> list[str]:
+def split_specs(text: str, option: str = "--opponents", example: str = "heuristic,greedy") -> list[str]:
+    """The agent specs of a comma-separated option; a usage error when it names none."""
     specs = [s.strip() for s in text.split(",") if s.strip()]
     if not specs:
-        raise click.BadParameter(f"no agent spec in {text!r}; e.g. heuristic,greedy", param_hint="--opponents")
+        raise click.BadParameter(f"no agent spec in {text!r}; e.g. {example}", param_hint=option)
     return specs
 
 
@@ -95,7 +96,7 @@ def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, tor
     from training.sb3_maskable_ppo import train
 
     rules = _rules(players, max_pip, rounds, torch_threads)
-    specs = _specs(opponents)
+    specs = split_specs(opponents)
     _train(lambda: train(rules, specs, steps, Path(out), seed=seed, n_steps=n_steps, batch_size=min(256, n_steps),
                          progress=not no_progress), out,
            lambda s: f"chickenfoot eval sb3:{s['model']} {specs[0]}{_flags(players, max_pip, rounds)} --deal-sets 50",
@@ -117,7 +118,7 @@ def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int
     from training.tianshou_dqn import train
 
     rules = _rules(players, max_pip, rounds, torch_threads)
-    specs = _specs(opponents)
+    specs = split_specs(opponents)
     _train(lambda: train(rules, specs, steps, Path(out), seed=seed, num_envs=num_envs, progress=not no_progress),
            out, lambda s: f"chickenfoot eval {s['model']} {specs[0]}{_flags(players, max_pip, rounds)} --deal-sets 50")
 

@@ -5,6 +5,14 @@ load.
     python examples/my_agent.py                 # 50 deal sets per match-up, files in runs/example
     python examples/my_agent.py --deal-sets 5 --out /tmp/example
 
+Every command that takes an agent spec takes your class too, as ``FILE.py:Class`` or
+``module:Class``, with keyword arguments after it::
+
+    chickenfoot eval examples/my_agent.py:MyAgent heuristic
+    chickenfoot compare examples/my_agent.py:MyAgent examples/my_agent.py:MyAgent:doubles_first=False
+    chickenfoot ladder examples/my_agent.py:MyAgent
+    chickenfoot play --opponents examples/my_agent.py:MyAgent
+
 An agent is any object with ``name``, ``config`` and ``act(observation, rng) -> action id``
 (:class:`agents.Agent`); ``observation`` is the env's dict: ``"observation"`` (float32 vector,
 :class:`cf_env.ObservationEncoder` names its blocks) and ``"action_mask"`` (int8, 1 = legal).
@@ -45,6 +53,33 @@ class LightestFirst:
             return int(legal[0])  # the one legal draw or pass
         lightest = plays[self.pips[plays] == self.pips[plays].min()]
         return int(rng.choice(lightest))  # ties broken by the evaluation's generator: reproducible
+
+
+class MyAgent:
+    """Gets rid of its doubles first (a double opens a chicken foot that others must satisfy),
+    then plays its heaviest tile, as the greedy baseline does. ``doubles_first=False`` makes it
+    the greedy baseline. Loaded by ``chickenfoot ... examples/my_agent.py:MyAgent`` as
+    ``MyAgent(config)`` (``:doubles_first=False`` adds the keyword)."""
+
+    name = "my-agent"
+
+    def __init__(self, config: RulesConfig, doubles_first: bool = True) -> None:
+        self.config = config
+        table = action_table(config.max_pip)
+        self.draw = table.draw
+        low, high = np.array(table.tile_low), np.array(table.tile_high)
+        tile = np.array(table.action_tile[: table.draw])
+        self.weight = (low[tile] + high[tile]).astype(float)  # the pips each play sheds
+        if doubles_first:
+            self.weight += 100.0 * (low[tile] == high[tile])
+
+    def act(self, observation: dict, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        plays = legal[legal < self.draw]
+        if plays.size == 0:
+            return int(legal[0])
+        best = plays[self.weight[plays] == self.weight[plays].max()]
+        return int(rng.choice(best))
 
 
 def main() -> None:

@@ -157,10 +157,11 @@ def check_agent_specs(specs: list[str]) -> list[str]:
             continue
         if parsed.kind == "search":
             searches.append(spec)
-        elif parsed.kind != "baseline" and not parsed.argument.startswith("zoo:"):
+        elif parsed.kind not in ("baseline", "python") and not parsed.argument.startswith("zoo:"):
             bad.append(spec)
     if bad:
-        raise ValueError(f"unknown agents {bad}; use {sorted(BASELINE_NAMES)}, zoo:NAME or search[:name=value...]")
+        raise ValueError(f"unknown agents {bad}; use {sorted(BASELINE_NAMES)}, zoo:NAME, search[:name=value...] or "
+                         f"module:Class")
     for spec in searches:
         parse_search_spec(spec)  # its message names the bad parameter
     return specs

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -34,7 +33,7 @@ from cf_env.engine.scoring import win_share
 from training.stats import standard_error, t_interval, wilson_interval
 from training.workers import WorkerPool, worker_state
 
-__all__ = ["AgentResult", "Comparison", "DealSetHook", "EvalReport", "GameSaver", "compare", "evaluate", "fill_lineup", "generate_deals",
+__all__ = ["AgentResult", "DealSetHook", "EvalReport", "GameSaver", "evaluate", "fill_lineup", "generate_deals",
            "play_game", "short_name", "warm_up", "win_rates"]
 
 
@@ -42,7 +41,9 @@ def short_name(spec: str, width: int = 18) -> str:
     """A spec as a label fits a progress bar or a chart: a checkpoint path as its folder and
     file stem (``default/final``), anything longer than ``width`` cut at the end with an ellipsis
     (``zoo:strong-4p`` stays whole)."""
-    if "/" in spec or "\\" in spec:
+    if ".py:" in spec:  # your own class in a file: its name and arguments
+        spec = spec.rsplit(".py:", 1)[1]
+    elif "/" in spec or "\\" in spec:
         path = Path(spec)
         spec = f"{path.parent.name}/{path.stem}" if path.parent.name else path.stem
     return spec if len(spec) <= width else spec[: width - 1] + "…"
@@ -471,109 +472,10 @@ def win_rates(agent: Agent, config: RulesConfig, opponents: dict[str, Agent], de
     return out
 
 
-@dataclass
-class Comparison:
-    """Is ``a`` stronger than ``b``: each played the same seats of the same lineup on the same
-    deal sets (the same deals, boneyard orders and opponents' random streams), and the figures
-    are over the per-deal-set differences ``a - b``: the mean difference in win rate and in
-    points with 95% t-intervals, the correlation of the two agents' per-deal-set results (what the
-    pairing bought: the paired standard error against the one of two independent evaluations),
-    and the games each agent played. Head to head (no ``vs``), ``a`` played against ``b`` and the
-    difference is ``a``'s results less ``b``'s in the same games."""
+def __getattr__(name: str) -> Any:
+    """``compare`` and ``Comparison`` live in :mod:`training.compare` (they build on this module)."""
+    if name in ("compare", "Comparison"):
+        from training import compare as module
 
-    a: str
-    b: str
-    vs: list[str]
-    deal_sets: int
-    games: int
-    seed: int
-    win_rate: tuple[float, float] = (0.0, 0.0)  #: a's, b's
-    win_rate_diff: float = 0.0
-    win_rate_diff_ci95: tuple[float, float] = (0.0, 0.0)
-    win_rate_correlation: float = 0.0
-    win_rate_se: tuple[float, float] = (0.0, 0.0)  #: of the difference: paired, and as two independent evaluations
-    mean_points: tuple[float, float] = (0.0, 0.0)
-    mean_points_diff: float = 0.0
-    mean_points_diff_ci95: tuple[float, float] = (0.0, 0.0)
-    mean_points_correlation: float = 0.0
-    mean_points_se: tuple[float, float] = (0.0, 0.0)
-    reports: list[EvalReport] = field(default_factory=list, repr=False)
-
-    def table(self) -> str:
-        against = f"each as 1 vs {', '.join(self.vs)}" if self.vs else "head to head"
-        lines = [f"{self.a} against {self.b}, {against}: {self.deal_sets} deal sets, {self.games} games each, "
-                 f"seed {self.seed}"]
-        head = f"{'':<12} {'A':>8} {'B':>8} {'A - B':>8} {'95% CI':>18} {'corr':>6} {'se paired/unpaired':>20}"
-        lines += [head, "-" * len(head)]
-        for label, pair, diff, ci, corr, se, fmt in (
-                ("win rate", self.win_rate, self.win_rate_diff, self.win_rate_diff_ci95, self.win_rate_correlation,
-                 self.win_rate_se, ".3f"),
-                ("mean points", self.mean_points, self.mean_points_diff, self.mean_points_diff_ci95,
-                 self.mean_points_correlation, self.mean_points_se, ".1f")):
-            lines.append(f"{label:<12} {pair[0]:>8{fmt}} {pair[1]:>8{fmt}} {diff:>+8{fmt}} "
-                         f"{f'[{ci[0]:+{fmt}}, {ci[1]:+{fmt}}]':>18} {corr:>6.2f} "
-                         f"{f'{se[0]:.4f} / {se[1]:.4f}':>20}")
-        lo, hi = self.win_rate_diff_ci95
-        verdict = ("A wins more often" if lo > 0 else "B wins more often" if hi < 0 else
-                   "no win-rate difference shown at this size")
-        lines.append(f"{verdict} (fewer points are better; the intervals are t over deal sets)")
-        return "\n".join(lines)
-
-    def to_json(self) -> dict:
-        out = asdict(self)
-        out["reports"] = [r.to_json() for r in self.reports]
-        return out
-
-
-def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[str | Agent] | None = ("heuristic",),
-            deal_sets: int = 100, seed: int = 0, progress: bool = True, workers: int | None = 1,
-            address: str | None = None) -> Comparison:
-    """Compare ``a`` with ``b`` on common random numbers (:class:`Comparison`). With ``vs``
-    (agents or specs; the last fills the remaining seats) each of ``a`` and ``b`` takes seat 0 of
-    that lineup in its own :func:`evaluate` of the same deal sets and seed; with ``vs=None`` they
-    play each other, ``a`` in one seat and ``b`` in the rest.
-
-    Raises:
-        ConfigError: a bad lineup, count or seed (nothing is played).
-    """
-    kwargs: dict[str, Any] = {"deal_sets": deal_sets, "seed": seed, "progress": progress, "workers": workers,
-                              "address": address}
-    def spec(x: str | Agent) -> str:
-        return x if isinstance(x, str) else x.name
-
-    others = [spec(o) for o in vs] if vs is not None else [spec(b)]
-    for agent in ((a,) if vs is None else (a, b)):
-        if spec(agent) in others:
-            raise ConfigError(f"{spec(agent)!r} is also among its opponents: an evaluation pools every seat of a spec, "
-                              f"so its own figures would be lost; compare against other agents")
-    if vs is None:
-        report = evaluate([a, b], config, **kwargs)
-        first, second = report.lineup[0], report.lineup[1]
-        ours, theirs = np.array(report.per_deal_set[first]), np.array(report.per_deal_set[second])
-        reports, rest = [report], []
-    else:
-        vs = list(vs)
-        if not vs:
-            raise ConfigError("vs names no opponent: give one, or None for head to head")
-        one = evaluate([a, *vs], config, **kwargs)
-        two = evaluate([b, *vs], config, **kwargs)
-        first, second = one.lineup[0], two.lineup[0]
-        ours, theirs = np.array(one.per_deal_set[first]), np.array(two.per_deal_set[second])
-        reports, rest = [one, two], others
-    results = {r.spec: r for report in reports for r in report.results}
-    exact = {name: (getattr(results[first], name), getattr(results[second], name))
-             for name in ("win_rate", "mean_points")}
-    out = Comparison(a=first, b=second, vs=rest, deal_sets=deal_sets,
-                     games=reports[0].results[0].seat_games, seed=seed, reports=reports)
-    for k, name in ((0, "win_rate"), (1, "mean_points")):
-        x, y = ours[:, k], theirs[:, k]
-        d = x - y
-        paired = standard_error(d)
-        unpaired = math.sqrt(standard_error(x) ** 2 + standard_error(y) ** 2)
-        corr = float(np.corrcoef(x, y)[0, 1]) if len(d) > 1 and x.std() > 0 and y.std() > 0 else 0.0
-        setattr(out, name, exact[name])
-        setattr(out, f"{name}_diff", float(d.mean()))
-        setattr(out, f"{name}_diff_ci95", t_interval(d) if len(d) > 1 else (-math.inf, math.inf))
-        setattr(out, f"{name}_correlation", corr)
-        setattr(out, f"{name}_se", (paired, unpaired))
-    return out
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

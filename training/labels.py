@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -388,15 +388,14 @@ def collect_shards(out: str | Path, settings: dict[str, Any], shards: int, worke
     with WorkerPool(workers, _labeller_state, (settings,), address=address) as pool, \
             tqdm(total=None if minutes else len(todo) * settings["shard_games"], unit="game",
                  desc=f"labels -> {folder}" + (f" for {minutes:g} min" if minutes else ""), disable=not progress) as bar:
-        pending: list = []
-        queue = list(todo)
+        def shards() -> Iterator[tuple[int]]:
+            for shard in todo:
+                if minutes and time.perf_counter() - start > 60 * minutes:
+                    return
+                yield (shard,)
+
         lanes = pool.workers or 1  # shards in flight: one a worker
-        while queue or pending:
-            while queue and len(pending) < lanes and not (minutes and time.perf_counter() - start > 60 * minutes):
-                pending.append(pool.submit(label_shard, queue.pop(0)))
-            if not pending:
-                break
-            done = pending.pop(0).result()
+        for done in pool.imap(label_shard, shards(), window=lanes):  # a dead worker's shard runs again elsewhere
             write_shard(folder, done)
             totals["labels"] += done["labels"]
             totals["games"] += done["games"]

@@ -16,6 +16,13 @@ tasks; the results are the same as locally, in the same order. Every node needs 
 whatever the tasks read (checkpoints given by path must be readable there too). A token-authenticated
 cluster needs ``RAY_AUTH_MODE=token`` and its token (``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``) in
 this process's environment, as docs/frameworks.md describes.
+
+A worker that dies (a process killed, out of memory, a Ray node lost) loses no work:
+:meth:`WorkerPool.imap` hands the tasks it held to the others (a local pool starts its processes
+again; a Ray actor is dropped and its tasks go to the living ones) and the results are the ones
+one process gives, in the same order. A task that kills every worker it is given
+(``max_tries`` times) or a cluster with no worker left raises :class:`WorkerLostError`, after the
+results already returned were handed out.
 """
 
 from __future__ import annotations
@@ -23,17 +30,24 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from cf_env import ChickenFootError
 
-__all__ = ["ClusterConnectError", "WorkerPool", "join_cluster", "worker_state"]
+__all__ = ["ClusterConnectError", "WorkerLostError", "WorkerPool", "join_cluster", "worker_state"]
 
 
 class ClusterConnectError(ChickenFootError, ConnectionError):
     """``--address`` names no Ray cluster this process can join."""
+
+
+class WorkerLostError(ChickenFootError, RuntimeError):
+    """The pool has no worker left to run a task on (every Ray actor died, or one task killed
+    every worker it was given)."""
 
 # the state of the pool whose task runs now: one entry in a spawned worker; in this process, the
 # in-process pools' states while their tasks run (a trainer's pool may call an evaluation's)
@@ -131,6 +145,8 @@ class WorkerPool:
         self._joined = False
         self._next = 0
         self._state: dict[str, Any] = {}
+        self._init = (initializer, initargs, threads)
+        self.lost = 0  #: workers that died while this pool ran (their tasks ran again elsewhere)
         if address:
             import ray
 
@@ -143,9 +159,11 @@ class WorkerPool:
             self.workers = 1
             self._state = initializer(*initargs)
         else:
-            context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_init,
-                                                 initargs=(initializer, initargs, threads))
+            self._executor = self._new_executor()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        context = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init, initargs=self._init)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         """``fn(*args)`` in a worker (at once, in this process, for one worker)."""
@@ -163,14 +181,101 @@ class WorkerPool:
         return future
 
     def map(self, fn: Callable[..., Any], *iterables: Iterable[Any]) -> Iterator[Any]:
-        """``fn`` over the iterables' items, results in order (lazily in this process)."""
-        if self._actors:
-            from ray.util import ActorPool
+        """``fn`` over the iterables' items, results in order (:meth:`imap`)."""
+        return self.imap(fn, zip(*iterables))
 
-            return ActorPool(self._actors).map(lambda actor, args: actor.run.remote(fn, args), list(zip(*iterables)))
-        if self._executor is not None:
-            return self._executor.map(fn, *iterables)
-        return (_in_process(self._state, fn, *args) for args in zip(*iterables))
+    def imap(self, fn: Callable[..., Any], tasks: Iterable[tuple], window: int | None = None,
+             max_tries: int = 3) -> Iterator[Any]:
+        """``fn(*args)`` for each ``args`` of ``tasks``, results in order. ``tasks`` is read lazily:
+        at most ``window`` (default: twice the workers) run or wait at a time, so a caller that
+        stops reading (a sequential test's verdict, a time limit) leaves little work behind.
+        Tasks on a worker that dies run again on the others (see the module docstring); a task
+        whose worker died ``max_tries`` times raises :class:`WorkerLostError`."""
+        if self._executor is None and not self._actors:
+            yield from (_in_process(self._state, fn, *args) for args in tasks)
+            return
+        window = window or 2 * (self.workers or 1)
+        source = iter(tasks)
+        args_of: dict[int, tuple] = {}  # tasks not yet returned, by index
+        running: dict[int, tuple[Future, Any]] = {}  # index -> (future, the actor it runs on or None)
+        finished: dict[int, Any] = {}
+        tries: dict[int, int] = {}
+        taken = given = 0
+        exhausted = False
+        while True:
+            while not exhausted and len(args_of) < window:
+                try:
+                    args_of[taken] = tuple(next(source))
+                except StopIteration:
+                    exhausted = True
+                    break
+                running[taken] = self._launch(fn, args_of[taken])
+                taken += 1
+            if given in finished:
+                yield finished.pop(given)
+                given += 1
+                continue
+            if not args_of:
+                return
+            wait([future for future, _ in running.values()], return_when=FIRST_COMPLETED)
+            for i, (future, actor) in list(running.items()):
+                if not future.done():
+                    continue
+                try:
+                    finished[i] = future.result()
+                except Exception as exc:
+                    if not self._is_lost(exc):
+                        raise
+                    tries[i] = tries.get(i, 0) + 1
+                    if tries[i] >= max_tries:
+                        raise WorkerLostError(f"task {i} lost its worker {tries[i]} times ({type(exc).__name__}: "
+                                              f"{exc}); it may be what kills them") from exc
+                    if self._executor is not None:
+                        self._restart(exc)  # every task of a broken local pool is lost: start them all again
+                        running = {j: self._launch(fn, args_of[j]) for j in running if j not in finished}
+                        break
+                    self._drop(actor, exc)
+                    running[i] = self._launch(fn, args_of[i])
+                    continue
+                del running[i], args_of[i]
+
+    def _launch(self, fn: Callable[..., Any], args: tuple) -> tuple[Future, Any]:
+        if self._actors:
+            actor = self._actors[self._next % len(self._actors)]
+            self._next += 1
+            return actor.run.remote(fn, args).future(), actor
+        assert self._executor is not None
+        return self._executor.submit(fn, *args), None
+
+    def _is_lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` says the worker died (not that the task failed)."""
+        if isinstance(exc, BrokenProcessPool):
+            return True
+        if self._actors or "ray" in sys.modules:
+            from ray.exceptions import RayActorError
+
+            return isinstance(exc, RayActorError)
+        return False
+
+    def _restart(self, exc: BaseException) -> None:
+        """A local worker died and took the pool with it: new processes, the same initializer."""
+        assert self._executor is not None
+        self.lost += 1
+        warnings.warn(f"a worker process died ({exc}); starting the pool again and running its tasks there",
+                      RuntimeWarning, stacklevel=3)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._executor = self._new_executor()
+
+    def _drop(self, actor: Any, exc: BaseException) -> None:
+        """A Ray actor died: its tasks go to the others; none left is a :class:`WorkerLostError`."""
+        if actor in self._actors:
+            self._actors.remove(actor)
+            self.lost += 1
+            warnings.warn(f"a Ray worker died ({type(exc).__name__}); {len(self._actors)} left run its tasks",
+                          RuntimeWarning, stacklevel=3)
+        if not self._actors:
+            raise WorkerLostError("every worker of the Ray cluster was lost; the results already returned are kept "
+                                  "(an evaluation or comparison saved to a file resumes from them)") from exc
 
     def close(self) -> None:
         if self._actors:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agents.spec import AgentSpecError, parse_spec
+from agents.spec import SearchSpecError, parse_spec
 
 __all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSpecError", "TEMPERATURE", "VALUES",
            "parse_search_spec"]
@@ -51,10 +51,6 @@ VALUES = ("win", "points")
 DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 40.0, "sims": 0, "rollout": "heuristic", "value": "points",
                             "infer": "constraints", "temp": TEMPERATURE, "proposals": 8, "keep": 0.0, "c": 0.7,
                             "race": 0.0, "tie": 0.01, "seed": None}
-
-
-class SearchSpecError(AgentSpecError):
-    """A search spec names an unknown parameter or an invalid value."""
 
 
 def parse_search_spec(spec: str) -> dict[str, Any]:
