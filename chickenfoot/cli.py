@@ -346,8 +346,57 @@ def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, r
 
 
 @main.command()
-@click.option("--opponents", default="heuristic", show_default=True,
-              help="Comma-separated agent specs for the other seats (the last one fills the rest).")
+@click.argument("agent", required=False)
+@click.option("--players", type=click.Choice(["2", "4"]), default="4", show_default=True,
+              help="The ladder's game: the default rules of 2 or 4 players.")
+@click.option("--deal-sets", type=click.IntRange(min=2), default=50, show_default=True,
+              help="Duplicate deal sets against each rung.")
+@click.option("--calibrate", is_flag=True,
+              help="Fit the panel's ratings again (a round robin of the rungs) and print them, instead of rating AGENT.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU].")
+@click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the result as JSON.")
+@click.option("--no-progress", is_flag=True)
+def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, workers: int | None,
+           address: str | None, json_path: str | None, no_progress: bool) -> None:
+    """Rate AGENT on a fixed scale: it plays 1 vs the rest against each rung of a fixed panel
+    (random, greedy, heuristic, a fixed-simulation search, the shipped network) on fixed deal sets,
+    and its rating is the Elo (random = 0) that best explains its results against the panel's fixed
+    ratings. Ratings from different machines compare."""
+    from training.ladder import PANELS
+    from training.ladder import calibrate as run_calibrate
+    from training.ladder import ladder as run_ladder
+
+    config = RulesConfig(num_players=int(players))
+    if calibrate == (agent is not None):
+        raise click.UsageError("give an AGENT to rate, or --calibrate (not both)")
+    try:
+        if calibrate:
+            specs = [spec for spec, _ in PANELS[config.num_players]]
+            result: Any = run_calibrate(specs, config, deal_sets, workers, not no_progress, address)
+            ordered = sorted(result["panel"], key=lambda x: x[1])
+            click.echo("\n".join(f"{spec:<28} {rating:>7.1f}" for spec, rating in ordered))
+            data = result
+        else:
+            assert agent is not None
+            _rules([agent], None, None, None, None)  # a spec that names nothing is a usage error
+            result = run_ladder(agent, config, deal_sets, workers, not no_progress, address)
+            click.echo(result.table())
+            data = result.to_json()
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    if json_path:
+        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(json_path).write_text(json.dumps(data, indent=2))
+
+
+@main.command()
+@click.option("--opponents", default=None,
+              help="Comma-separated agent specs for the other seats (the last one fills the rest). [default: heuristic]")
+@click.option("--level", type=click.IntRange(1, 5), default=None,
+              help="Opponents of a difficulty level instead: the ladder's rungs, 1 random, 2 greedy, 3 heuristic, "
+                   "4 a fixed-simulation search, 5 the shipped network.")
 @_rule_options
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True,
               help="Your seat (0 moves after the dealer's left...).")
@@ -357,15 +406,22 @@ def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, r
 @click.option("--web", is_flag=True, help="Play in the browser instead: serve the game on 127.0.0.1.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="With --web: the port.")
 @click.option("--no-browser", is_flag=True, help="With --web: do not open a browser, only print the address.")
-def play(opponents: str, players: int | None, max_pip: int | None, rounds: int | None, hand_size: int | None,
-         seat: int, seed: int | None, save_path: str | None, web: bool, port: int, no_browser: bool) -> None:
+def play(opponents: str | None, level: int | None, players: int | None, max_pip: int | None, rounds: int | None,
+         hand_size: int | None, seat: int, seed: int | None, save_path: str | None, web: bool, port: int,
+         no_browser: bool) -> None:
     """Play a game in the terminal against agents (the rules are the first checkpoint's among
     them unless rule flags say otherwise). Every move is echoed with where it went; type ? for
     the rules."""
     from cf_env.replay import game_record, save_record
     from chickenfoot.play import Table, play_terminal
 
-    specs = split_specs(opponents, "--opponents", "heuristic,greedy")
+    if level is not None:
+        from training.ladder import level_spec
+
+        if opponents is not None:
+            raise click.UsageError("give --opponents or --level, not both")
+        opponents = level_spec(level, 2 if players == 2 else 4)
+    specs = split_specs(opponents or "heuristic", "--opponents", "heuristic,greedy")
     config = _rules(specs, players, max_pip, rounds, hand_size)
     if not 0 <= seat < config.num_players:
         raise click.BadParameter(f"seat must be in [0, {config.num_players})", param_hint="--seat")

@@ -31,7 +31,7 @@ from agents.base import needs_history
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
 from training.stats import standard_error, t_interval, wilson_interval
-from training.workers import WorkerPool, worker_state
+from training.workers import WorkerLostError, WorkerPool, worker_state
 
 __all__ = ["AgentResult", "DealSetHook", "EvalReport", "GameSaver", "evaluate", "fill_lineup", "generate_deals",
            "play_game", "short_name", "warm_up", "win_rates"]
@@ -413,10 +413,14 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             given.setdefault(spec, item)
     with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given, on_deal_set),
                     address=address) as pool:
-        for d, (games, hook_result) in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
-            record(games, d)  # in deal-set order: the ratings do not depend on the workers
-            if on_deal_set is not None:
-                hooked.append(hook_result)
+        try:
+            for d, (games, hook_result) in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
+                record(games, d)  # in deal-set order: the ratings do not depend on the workers
+                if on_deal_set is not None:
+                    hooked.append(hook_result)
+        except WorkerLostError as exc:
+            raise WorkerLostError(f"{exc} ({len(hooked) if on_deal_set else bar.n // n} of {deal_sets} deal sets "
+                                  f"were played; `chickenfoot compare --save FILE` keeps them as they come)") from exc
     bar.close()
     if saver is not None:
         saver.close()

@@ -102,9 +102,9 @@ class Sprt:
     on a paired comparison's per-deal-set differences, with false-verdict rates ``alpha`` (H1
     accepted when H0 holds) and ``beta`` (H0 accepted when H1 holds), as chess engine testing
     (Fishtest, OpenBench) runs it. The log-likelihood ratio is the generalized SPRT's normal
-    approximation: each hypothesis is turned into the mean difference it implies (at the
-    comparison's measured baseline win rate), the variance is the differences' sample variance, and
-    ``LLR = n (mu1 - mu0) (2 mean - mu0 - mu1) / (2 var)``. The test stops when the LLR leaves
+    form for normal data of unknown variance: each hypothesis is turned into the mean difference it
+    implies (at the comparison's measured baseline win rate), the variance is fitted under each
+    (:meth:`llr`), and the test stops when the LLR leaves
     ``(log(beta / (1 - alpha)), log((1 - beta) / alpha))``, never before ``min_deal_sets``.
 
     Why an SPRT and not an anytime-valid confidence sequence: for the two error rates it asks for,
@@ -140,13 +140,15 @@ class Sprt:
 
     def llr(self, diffs: np.ndarray, mu0: float, mu1: float) -> float:
         """The log-likelihood ratio of H1 to H0 after the per-deal-set differences ``diffs``, H0
-        and H1 meaning mean differences ``mu0`` and ``mu1``."""
-        n = len(diffs)
-        if n < 2:
+        and H1 meaning mean differences ``mu0`` and ``mu1``: the generalized likelihood ratio of
+        two normal models whose variance is fitted under each hypothesis,
+        ``n/2 log(s0^2 / s1^2)`` with ``sk^2`` the mean of ``(diff - muk)^2``."""
+        d = np.asarray(diffs, float)
+        if d.size < 2:
             return 0.0
-        var = max(float(np.var(diffs, ddof=1)), 1e-12)
-        value = n * (mu1 - mu0) * (2 * float(np.mean(diffs)) - mu0 - mu1) / (2 * var)
-        return float(np.clip(value, -1e6, 1e6))
+        var0 = max(float(np.mean((d - mu0) ** 2)), 1e-12)
+        var1 = max(float(np.mean((d - mu1) ** 2)), 1e-12)
+        return float(np.clip(d.size / 2 * math.log(var0 / var1), -1e6, 1e6))
 
     def mean_differences(self, base: float | None = None, seats: int | None = None) -> tuple[float, float]:
         """The mean per-deal-set win-rate differences ``A - B`` that H0 and H1 stand for. Against

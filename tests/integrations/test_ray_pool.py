@@ -77,3 +77,32 @@ def test_a_wrong_address_is_a_clear_error_in_seconds(tmp_path):
                dict(os.environ))
     assert out.returncode == 1 and "could not join the Ray cluster" in out.stderr + out.stdout
     assert time.perf_counter() - start < 60
+
+
+@pytest.mark.slow
+def test_an_actor_that_dies_loses_no_deal_set(cluster, tmp_path):
+    """One of two actors is killed (os._exit in the deal-set hook) after playing deal set 2: its
+    deal sets are played by the other, and the report is the one-process report."""
+    address, env = cluster
+    script = f"""
+import json, warnings
+from cf_env import RulesConfig
+from training.evaluate import evaluate
+from tests.training.test_worker_loss import KillOnce
+
+rules = RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=2)
+kwargs = dict(deal_sets=8, seed=4, progress=False)
+alone = evaluate(["heuristic", "random"], rules, **kwargs)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    hit = evaluate(["heuristic", "random"], rules, workers=2, address={address!r},
+                   on_deal_set=KillOnce({str(tmp_path / 'died')!r}, 2), **kwargs)
+print(json.dumps({{"same": hit.per_deal_set == alone.per_deal_set, "hooks": hit.hook_results,
+                   "warnings": [str(w.message) for w in caught]}}))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                         env={**env, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (tmp_path / "died").exists() and result["same"] and result["hooks"] == list(range(8))
+    assert any("Ray worker died" in w for w in result["warnings"]), result["warnings"]
