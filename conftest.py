@@ -58,7 +58,7 @@ def small(command: str) -> str:
     """``command`` at the small size (:data:`SMALL`)."""
     for pattern, replacement in SMALL:
         command = re.sub(pattern, replacement, command)
-    if "chickenfoot compare" in command:  # a paired interval needs two deal sets
+    if "chickenfoot compare" in command or "chickenfoot ladder" in command:  # an interval needs two deal sets
         command = command.replace("--deal-sets 1", "--deal-sets 2")
     return command
 
@@ -171,3 +171,17 @@ pytest_collect_file = Sybil(
     teardown=_teardown,
     fixtures=[],
 ).pytest()
+
+
+# the tests that start Ray: under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) they run in
+# one worker, one after another, since `ray stop --force` ends every Ray process on the machine
+_RAY_FILES = ("tests/integrations/test_rllib.py", "tests/integrations/test_ray_pool.py", "docs/frameworks.md",
+              "README.md")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    import pytest
+
+    for item in items:
+        if item.nodeid.split("::")[0] in _RAY_FILES:
+            item.add_marker(pytest.mark.xdist_group("ray"))

@@ -531,7 +531,7 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
         specs = split_specs(opponents)
         settings = collection_settings(student or f"zoo:strong-{players}p", teacher or DEFAULT_TEACHER, specs, config,
                                        seed, shard_games, self_play_prob, slots)
-        summary = collect_shards(out, settings, shards if shards is not None else 10**9, workers, minutes,
+        summary = collect_shards(out, settings, shards, workers, minutes,
                                  progress=not no_progress, address=address)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None

@@ -253,13 +253,14 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
     if first == second and not (isinstance(a, str) or a is b):
         raise ConfigError(f"A and B are two agents named {first!r}: give them different names (an agent object's "
                           f"name is its spec here)")
-    if vs is not None:
-        if not list(vs):
+    opponents = [spec(o) for o in vs] if vs is not None else None
+    if opponents is not None:
+        if not opponents:
             raise ConfigError("vs names no opponent: give one, or None for head to head")
-        lineups = [fill_lineup([first, *map(spec, vs)], config.num_players),
-                   fill_lineup([second, *map(spec, vs)], config.num_players)]
+        rows_of = [[first, *opponents], [second, *opponents]]
     else:
-        lineups = [fill_lineup([first, second], config.num_players)]
+        rows_of = [[first, second]]
+    lineups = [[str(x) for x in fill_lineup(row, config.num_players)] for row in rows_of]
     others = list(lineups[0][1:]) if vs is not None else [second]
     for agent in ((first,) if vs is None else (first, second)):
         if agent in others:
@@ -271,8 +272,7 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
     if address:  # a relative checkpoint path means nothing in a Ray worker's folder
         lineups = [[str(Path(x).resolve()) if Path(x).is_file() else x for x in lineup] for lineup in lineups]
     focal = (lineups[0][0], lineups[-1][0] if vs is not None else lineups[0][1])
-    header = {"a": first, "b": second, "vs": [spec(o) for o in vs] if vs is not None else None, "seed": seed,
-              "rules": config.to_dict()}
+    header = {"a": first, "b": second, "vs": opponents, "seed": seed, "rules": config.to_dict()}
     results = ResultsFile(save, header) if save is not None else None
     rows = list(results.rows[:deal_sets]) if results is not None else []
     seats = None if vs is not None else config.num_players
@@ -319,7 +319,7 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
         bar.close()
         if results is not None:
             results.close()
-    return _summarize(rows, first, second, header["vs"] or [], seed, config.num_players, seats, sprt, llr, mu,
+    return _summarize(rows, first, second, opponents or [], seed, config.num_players, seats, sprt, llr, mu,
                       verdict)
 
 

@@ -174,8 +174,7 @@ def check_teacher(spec: str) -> str:
 
     if parse_spec(spec).kind != "search":
         raise ValueError("the teacher must be a search spec, e.g. search:ms=0:sims=256:race=2")
-    params = parse_search_spec(spec)
-    if params["algo"] != "pimc":
+    if parse_search_spec(spec).algo != "pimc":
         raise ValueError("the teacher must use algo=pimc (its targets are per-action values)")
     return spec
 

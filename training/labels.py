@@ -31,6 +31,7 @@ resumes where it stopped (run the same command again) and keeps every label it m
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -361,9 +362,9 @@ def collection_settings(student: str, teacher: str, opponents: Sequence[str], co
             "slots": int(slots)}
 
 
-def collect_shards(out: str | Path, settings: dict[str, Any], shards: int, workers: int = 1,
+def collect_shards(out: str | Path, settings: dict[str, Any], shards: int | None, workers: int = 1,
                    minutes: float = 0.0, progress: bool = True, address: str | None = None) -> dict[str, Any]:
-    """Shards ``0 .. shards - 1`` of the collection in ``out`` (:func:`collection_settings`), in
+    """Shards ``0 .. shards - 1`` (``None``: until ``minutes`` or Ctrl-C) of the collection in ``out`` (:func:`collection_settings`), in
     ``workers`` processes (or Ray actors at ``address``); shards already there are kept, so a
     stopped collection resumes. With ``minutes`` > 0 no shard is started after that much time.
     The settings are kept in ``out/collection.json``; resuming with other settings is refused."""
@@ -382,20 +383,23 @@ def collect_shards(out: str | Path, settings: dict[str, Any], shards: int, worke
                               f"{[kept.get(k) for k in differ]}); use another folder")
     else:
         atomic_write(meta, lambda f: f.write(json.dumps(settings, indent=2).encode()))
-    todo = [i for i in range(shards) if not shard_path(folder, i).exists()]
+    kept_shards = {int(p.stem.rpartition("_")[2]) for p in shard_paths(folder)}
+    missing = None if shards is None else shards - sum(1 for i in kept_shards if i < shards)
     totals = {"labels": 0, "games": 0, "teacher_seconds": 0.0, "worker_seconds": 0.0}
     start = time.perf_counter()
-    with WorkerPool(workers, _labeller_state, (settings,), address=address) as pool, \
-            tqdm(total=None if minutes else len(todo) * settings["shard_games"], unit="game",
-                 desc=f"labels -> {folder}" + (f" for {minutes:g} min" if minutes else ""), disable=not progress) as bar:
-        def shards() -> Iterator[tuple[int]]:
-            for shard in todo:
-                if minutes and time.perf_counter() - start > 60 * minutes:
-                    return
+
+    def tasks() -> Iterator[tuple[int]]:
+        for shard in itertools.count() if shards is None else range(shards):  # lazily: None is unlimited
+            if minutes and time.perf_counter() - start > 60 * minutes:
+                return
+            if shard not in kept_shards:
                 yield (shard,)
 
+    with WorkerPool(workers, _labeller_state, (settings,), address=address) as pool, \
+            tqdm(total=None if minutes or missing is None else missing * settings["shard_games"], unit="game",
+                 desc=f"labels -> {folder}" + (f" for {minutes:g} min" if minutes else ""), disable=not progress) as bar:
         lanes = pool.workers or 1  # shards in flight: one a worker
-        for done in pool.imap(label_shard, shards(), window=lanes):  # a dead worker's shard runs again elsewhere
+        for done in pool.imap(label_shard, tasks(), window=lanes):  # a dead worker's shard runs again elsewhere
             write_shard(folder, done)
             totals["labels"] += done["labels"]
             totals["games"] += done["games"]

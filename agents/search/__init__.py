@@ -39,10 +39,18 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from agents.search.spec import ALGORITHMS, DEFAULTS, ROLLOUTS, VALUES, SearchSpecError, parse_search_spec
+from agents.search.spec import (
+    ALGORITHMS,
+    DEFAULTS,
+    ROLLOUTS,
+    VALUES,
+    SearchSettings,
+    SearchSpecError,
+    parse_search_spec,
+)
 
 __all__ = ["ALGORITHMS", "DEFAULTS", "ROLLOUTS", "SampledWorlds", "SearchAgent", "SearchSpecError", "VALUES", "World",
-           "parse_search_spec", "read_observation", "sample_worlds"]
+           "parse_search_spec", "read_observation", "sample_worlds", "SearchSettings"]
 
 # the compiled parts load on first use: checking a spec (configs, the command line) needs no numba
 _LAZY = {"SearchAgent": "agents.search.agent", "SampledWorlds": "agents.search.worlds", "World": "agents.search.worlds",

@@ -15,7 +15,7 @@ from agents.search.ismcts import ismcts, new_tree, reset_tree, root_visits
 from agents.search.pimc import apply_rows, observe_rows, pimc, pimc_block, pimc_race, prepare_worlds, score_rows
 from agents.search.racing import BLOCK
 from agents.search.rollout import GREEDY, new_policy
-from agents.search.spec import ROLLOUTS, TEMPERATURE, SearchSpecError, parse_search_spec
+from agents.search.spec import ROLLOUTS, SearchSettings, SearchSpecError, parse_search_spec
 from agents.search.values import Valuation, valuation
 from agents.search.worlds import World, new_scratch, read_observation
 from cf_env import ObservationEncoder, RulesConfig
@@ -38,23 +38,20 @@ class SearchAgent:
     targets of expert iteration (:mod:`training.expert`).
     """
 
-    def __init__(self, config: RulesConfig, algo: str = "pimc", ms: float = 40.0, sims: int = 0,
-                 rollout: str = "heuristic", value: str = "points", infer: str | bool = "constraints",
-                 temp: float = TEMPERATURE, proposals: int = 8, keep: float = 0.0, c: float = 0.7,
-                 race: float = 0.0, tie: float = 0.01, seed: int | None = None, name: str | None = None) -> None:
-        params = {"algo": algo, "ms": ms, "sims": sims, "rollout": rollout, "value": value, "infer": infer,
-                  "temp": temp, "proposals": proposals, "keep": keep, "c": c, "race": race, "tie": tie,
-                  "seed": seed}
-        spec = "search:" + ":".join(f"{k}={int(v) if isinstance(v, bool) else v}" for k, v in params.items()
-                                    if v is not None)
-        self.params = parse_search_spec(spec)  # the same checks as a spec string
+    def __init__(self, config: RulesConfig, settings: SearchSettings | None = None, name: str | None = None) -> None:
+        settings = settings if settings is not None else SearchSettings()
+        if not isinstance(settings, SearchSettings):
+            raise SearchSpecError(f"settings must be a SearchSettings (or a spec string through SearchAgent.from_spec), "
+                                  f"got {type(settings).__name__}")
+        self.settings = settings
         self.config = config
         self.name = name or "search"
-        self.algo, self.ms, self.sims = algo, float(ms), int(sims)
-        self.rollout, self.value = rollout, value
-        self.infer, self.keep, self.c = self.params["infer"], float(keep), float(c)
-        self.race, self.tie = float(race), float(tie)
-        self.temp, self.proposals = self.params["temp"], self.params["proposals"]
+        self.algo, self.ms, self.sims = settings.algo, float(settings.ms), int(settings.sims)
+        self.rollout, self.value = settings.rollout, settings.value
+        self.infer, self.keep, self.c = settings.infer, float(settings.keep), float(settings.c)
+        self.race, self.tie = float(settings.race), float(settings.tie)
+        self.temp, self.proposals = settings.temp, settings.proposals
+        seed, rollout, algo = settings.seed, settings.rollout, settings.algo
         #: True when it reads the observation's ``history`` entry (``raw_env(history=True)``);
         #: the evaluation, play and training loops give it one then
         self.needs_history = self.infer == "policy"
@@ -95,8 +92,7 @@ class SearchAgent:
 
     @classmethod
     def from_spec(cls, spec: str, config: RulesConfig) -> SearchAgent:
-        params = parse_search_spec(spec)
-        return cls(config, name=spec, **params)
+        return cls(config, parse_search_spec(spec), name=spec)
 
     # -- acting --------------------------------------------------------------------------------
 

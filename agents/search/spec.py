@@ -36,38 +36,107 @@ seed       none        the agent's own random seed; by default it draws from ``a
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, fields
 from typing import Any
 
 from agents.spec import SearchSpecError, parse_spec
 
-__all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSpecError", "TEMPERATURE", "VALUES",
-           "parse_search_spec"]
+__all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSettings", "SearchSpecError", "TEMPERATURE",
+           "VALUES", "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
 INFER_MODES = ("policy", "constraints", "none")  #: how worlds use what the opponents showed
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
 VALUES = ("win", "points")
-DEFAULTS: dict[str, Any] = {"algo": "pimc", "ms": 40.0, "sims": 0, "rollout": "heuristic", "value": "points",
-                            "infer": "constraints", "temp": TEMPERATURE, "proposals": 8, "keep": 0.0, "c": 0.7,
-                            "race": 0.0, "tie": 0.01, "seed": None}
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """A search agent's parameters (the table above), typed and checked when made: what
+    :func:`parse_search_spec` returns and :class:`~agents.search.SearchAgent` takes.
+    ``SearchSettings(ms=0, sims=16).spec`` is the spec string that names the same agent."""
+
+    algo: str = "pimc"
+    ms: float = 40.0
+    sims: int = 0
+    rollout: str = "heuristic"
+    value: str = "points"
+    infer: str = "constraints"
+    temp: float = TEMPERATURE
+    proposals: int = 8
+    keep: float = 0.0
+    c: float = 0.7
+    race: float = 0.0
+    tie: float = 0.01
+    seed: int | None = None
+
+    @property
+    def spec(self) -> str:
+        """``search[:name=value...]`` with the parameters that differ from the defaults."""
+        def text(value: Any) -> str:
+            return f"{value:g}" if isinstance(value, float) and float(f"{value:g}") == value else str(value)
+
+        pairs = [f"{f.name}={text(getattr(self, f.name))}" for f in fields(self) if getattr(self, f.name) != f.default]
+        return ":".join(["search", *pairs])
+
+    def __post_init__(self) -> None:
+        where = self.spec
+        if self.infer not in INFER_MODES:
+            raise SearchSpecError(f"{where!r}: infer must be one of {INFER_MODES} (or 1/0), got {self.infer!r}")
+        if self.algo not in ALGORITHMS:
+            raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
+        if self.value not in VALUES:
+            raise SearchSpecError(f"{where!r}: value must be one of {VALUES}, got {self.value!r}")
+        if self.rollout not in ROLLOUTS:
+            if not self.rollout or parse_spec(self.rollout).kind == "search":
+                raise SearchSpecError(f"{where!r}: rollout must be one of {ROLLOUTS} or a checkpoint spec, got "
+                                      f"{self.rollout!r}")
+            if self.algo != "pimc":
+                raise SearchSpecError(f"{where!r}: a checkpoint rollout ({self.rollout}) is played in batches over "
+                                      f"the worlds, which pimc does; ismcts plays one world at a time: use "
+                                      f"rollout={'|'.join(ROLLOUTS)}")
+        for name in ("ms", "c"):
+            if not (getattr(self, name) >= 0 and math.isfinite(getattr(self, name))):
+                raise SearchSpecError(f"{where!r}: {name} must be >= 0, got {getattr(self, name)}")
+        if self.sims < 0:
+            raise SearchSpecError(f"{where!r}: sims must be >= 0, got {self.sims}")
+        if self.ms == 0 and self.sims == 0:
+            raise SearchSpecError(f"{where!r}: with ms=0 (no clock) give sims=N, the worlds or iterations per decision")
+        if not 0.0 <= self.keep <= 1.0:
+            raise SearchSpecError(f"{where!r}: keep is a probability in [0, 1], got {self.keep}")
+        if not (self.temp > 0 and math.isfinite(self.temp)):
+            raise SearchSpecError(f"{where!r}: temp must be > 0, got {self.temp}")
+        if self.proposals < 1:
+            raise SearchSpecError(f"{where!r}: proposals must be >= 1, got {self.proposals}")
+        if not (self.race >= 0 and math.isfinite(self.race)):
+            raise SearchSpecError(f"{where!r}: race must be >= 0 (0: off), got {self.race}")
+        if not (self.tie >= 0 and math.isfinite(self.tie)):
+            raise SearchSpecError(f"{where!r}: tie must be >= 0, got {self.tie}")
+        if self.race > 0:
+            if self.algo != "pimc" or self.rollout not in ROLLOUTS:
+                raise SearchSpecError(f"{where!r}: race drops actions between blocks of worlds, which pimc with a "
+                                      f"compiled rollout ({'|'.join(ROLLOUTS)}) does")
+            if self.sims == 0:
+                raise SearchSpecError(f"{where!r}: race needs sims=N, the most worlds an action may be tried in")
+        if self.seed is not None and self.seed < 0:
+            raise SearchSpecError(f"{where!r}: seed must be >= 0, got {self.seed}")
 
 
-def parse_search_spec(spec: str) -> dict[str, Any]:
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SearchSettings)}  #: every parameter's default
+
+
+def parse_search_spec(spec: str) -> SearchSettings:
     """The parameters of ``search[:name=value]...`` (see the module docstring), typed and checked."""
     parsed = parse_spec(spec) if isinstance(spec, str) else None
     if parsed is None or parsed.kind != "search":
         raise SearchSpecError(f"a search spec starts with 'search', got {spec!r}")
-    params = dict(DEFAULTS)
+    params: dict[str, Any] = {}
     for key, value in parsed.params.items():
-        if key == "infer":
-            value = {"1": "constraints", "true": "constraints", "0": "none", "false": "none"}.get(value, value)
-            if value not in INFER_MODES:
-                raise SearchSpecError(f"{spec!r}: infer must be one of {INFER_MODES} (or 1/0), got {value!r}")
-            params[key] = value
-            continue
         if key not in DEFAULTS:
             raise SearchSpecError(f"{spec!r}: unknown search parameter {key!r}; known: {sorted(DEFAULTS)}")
+        if key == "infer":
+            params[key] = {"1": "constraints", "true": "constraints", "0": "none", "false": "none"}.get(value, value)
+            continue
         try:
             if key in ("ms", "keep", "c", "temp", "race", "tie"):
                 params[key] = float(value)
@@ -77,42 +146,4 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
                 params[key] = value
         except ValueError:
             raise SearchSpecError(f"{spec!r}: {key}={value!r} is not a valid value") from None
-    if params["algo"] not in ALGORITHMS:
-        raise SearchSpecError(f"{spec!r}: algo must be one of {ALGORITHMS}, got {params['algo']!r}")
-    if params["value"] not in VALUES:
-        raise SearchSpecError(f"{spec!r}: value must be one of {VALUES}, got {params['value']!r}")
-    if params["rollout"] not in ROLLOUTS:
-        if not params["rollout"] or parse_spec(params["rollout"]).kind == "search":
-            raise SearchSpecError(f"{spec!r}: rollout must be one of {ROLLOUTS} or a checkpoint spec, got "
-                                  f"{params['rollout']!r}")
-        if params["algo"] != "pimc":
-            raise SearchSpecError(f"{spec!r}: a checkpoint rollout ({params['rollout']}) is played in batches over "
-                                  f"the worlds, which pimc does; ismcts plays one world at a time: use "
-                                  f"rollout={'|'.join(ROLLOUTS)}")
-    if not (params["ms"] >= 0 and math.isfinite(params["ms"])):
-        raise SearchSpecError(f"{spec!r}: ms must be >= 0, got {params['ms']}")
-    if params["sims"] < 0:
-        raise SearchSpecError(f"{spec!r}: sims must be >= 0, got {params['sims']}")
-    if params["ms"] == 0 and params["sims"] == 0:
-        raise SearchSpecError(f"{spec!r}: with ms=0 (no clock) give sims=N, the worlds or iterations per decision")
-    if not 0.0 <= params["keep"] <= 1.0:
-        raise SearchSpecError(f"{spec!r}: keep is a probability in [0, 1], got {params['keep']}")
-    if not (params["temp"] > 0 and math.isfinite(params["temp"])):
-        raise SearchSpecError(f"{spec!r}: temp must be > 0, got {params['temp']}")
-    if params["proposals"] < 1:
-        raise SearchSpecError(f"{spec!r}: proposals must be >= 1, got {params['proposals']}")
-    if not (params["c"] >= 0 and math.isfinite(params["c"])):
-        raise SearchSpecError(f"{spec!r}: c must be >= 0, got {params['c']}")
-    if not (params["race"] >= 0 and math.isfinite(params["race"])):
-        raise SearchSpecError(f"{spec!r}: race must be >= 0 (0: off), got {params['race']}")
-    if not (params["tie"] >= 0 and math.isfinite(params["tie"])):
-        raise SearchSpecError(f"{spec!r}: tie must be >= 0, got {params['tie']}")
-    if params["race"] > 0:
-        if params["algo"] != "pimc" or params["rollout"] not in ROLLOUTS:
-            raise SearchSpecError(f"{spec!r}: race drops actions between blocks of worlds, which pimc with a "
-                                  f"compiled rollout ({'|'.join(ROLLOUTS)}) does")
-        if params["sims"] == 0:
-            raise SearchSpecError(f"{spec!r}: race needs sims=N, the most worlds an action may be tried in")
-    if params["seed"] is not None and params["seed"] < 0:
-        raise SearchSpecError(f"{spec!r}: seed must be >= 0, got {params['seed']}")
-    return params
+    return SearchSettings(**params)

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 
 import agents
 from agents.baselines import HeuristicAgent, RandomAgent
-from agents.search import SearchAgent, SearchSpecError, parse_search_spec, read_observation, sample_worlds
+from agents.search import (
+    SearchAgent,
+    SearchSettings,
+    SearchSpecError,
+    parse_search_spec,
+    read_observation,
+    sample_worlds,
+)
 from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
 from agents.search.values import valuation
@@ -24,14 +33,19 @@ SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
 
 
 def test_spec_parsing_and_errors():
-    assert parse_search_spec("search")["algo"] == "pimc"
+    assert parse_search_spec("search").algo == "pimc"
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:keep=0.2:c=1.5:seed=3")
-    assert p == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "value": "points", "infer": "none",
-                 "temp": TEMPERATURE, "proposals": 8, "keep": 0.2, "c": 1.5, "race": 0.0, "tie": 0.01, "seed": 3}
-    assert parse_search_spec("search")["infer"] == "constraints"
-    assert parse_search_spec("search:infer=1")["infer"] == "constraints"  # the earlier grammar still reads
-    assert parse_search_spec("search:infer=constraints:temp=2:proposals=16")["proposals"] == 16
-    assert parse_search_spec("search:value=win")["value"] == "win"
+    assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "value": "points",
+                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "keep": 0.2, "c": 1.5, "race": 0.0,
+                         "tie": 0.01, "seed": 3}
+    assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
+    assert SearchAgent(RulesConfig(), SearchSettings(ms=0, sims=4)).sims == 4
+    with pytest.raises(SearchSpecError, match="ms must be >= 0"):
+        SearchSettings(ms=-1)
+    assert parse_search_spec("search").infer == "constraints"
+    assert parse_search_spec("search:infer=1").infer == "constraints"  # the earlier grammar still reads
+    assert parse_search_spec("search:infer=constraints:temp=2:proposals=16").proposals == 16
+    assert parse_search_spec("search:value=win").value == "win"
     for bad, words in [("search:algo=mcts", "algo must be"), ("search:depth=3", "unknown search parameter"),
                        ("search:ms=-1", "ms must be"), ("search:ms=0", "give sims"), ("search:keep=2", "keep"),
                        ("search:rollout=search", "rollout must be"), ("search:sims=x", "not a valid"),
