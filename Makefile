@@ -11,7 +11,7 @@ RUNS   ?= runs
 EVAL_DEAL_SETS ?= 500
 BASELINE_DEAL_SETS ?= 250
 EVAL_WORKERS ?= 2
-# processes that run the tests (pytest-xdist); the tests that start Ray share one
+# processes that run the tests (pytest-xdist); the tests that start Ray run after them, in one
 TEST_WORKERS ?= 2
 # e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
 # (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
@@ -53,7 +53,8 @@ lint: $(STAMP)
 	$(PY) -m mypy
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -m "not ray" -n $(TEST_WORKERS)
+	$(PY) -m pytest -m ray
 
 docs: $(STAMP)
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html

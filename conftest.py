@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 from sybil import Sybil
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 
@@ -173,15 +174,14 @@ pytest_collect_file = Sybil(
 ).pytest()
 
 
-# the tests that start Ray: under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`) they run in
-# one worker, one after another, since `ray stop --force` ends every Ray process on the machine
+
+# the tests that start Ray: `make test` runs them after the others, one after another (the others run
+# in two processes, pytest-xdist), since `ray stop --force` ends every Ray process on the machine
 _RAY_FILES = ("tests/integrations/test_rllib.py", "tests/integrations/test_ray_pool.py", "docs/frameworks.md",
               "README.md")
 
 
-def pytest_collection_modifyitems(config, items) -> None:
-    import pytest
-
-    for item in items:
-        if item.nodeid.split("::")[0] in _RAY_FILES:
-            item.add_marker(pytest.mark.xdist_group("ray"))
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Mark the Ray tests ``ray`` as they are collected (``-m ray`` / ``-m "not ray"`` select them)."""
+    if item.nodeid.split("::")[0] in _RAY_FILES:
+        item.add_marker(pytest.mark.ray)

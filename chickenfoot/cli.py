@@ -395,8 +395,9 @@ def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, wor
 @click.option("--opponents", default=None,
               help="Comma-separated agent specs for the other seats (the last one fills the rest). [default: heuristic]")
 @click.option("--level", type=click.IntRange(1, 5), default=None,
-              help="Opponents of a difficulty level instead: the ladder's rungs, 1 random, 2 greedy, 3 heuristic, "
-                   "4 a fixed-simulation search, 5 the shipped network.")
+              help="Opponents of a difficulty level instead: the ladder's rungs, weakest first (1 random, 2 greedy, "
+                   "3 heuristic, 4 and 5 a 16-simulation search and the shipped network; in 2 players the other way "
+                   "round).")
 @_rule_options
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True,
               help="Your seat (0 moves after the dealer's left...).")

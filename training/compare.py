@@ -110,11 +110,13 @@ class Comparison:
                      f"[elo0 {s['elo0']:g}, elo1 {s['elo1']:g}], alpha {s['alpha']:g}, beta {s['beta']:g}, "
                      f"{self.deal_sets} deal sets")
         if s["verdict"] == "H1":
-            lines.append(f"verdict H1: A is stronger than B (elo >= {s['elo1']:g} accepted; wrongly so at most "
-                         f"{s['alpha']:.0%} of the time when elo <= {s['elo0']:g})")
+            lines.append(f"verdict H1: A is stronger than B (the data favour elo {s['elo1']:g} over elo "
+                         f"{s['elo0']:g}; a test like this says so at most {s['alpha']:.0%} of the time when elo <= "
+                         f"{s['elo0']:g})")
         elif s["verdict"] == "H0":
-            lines.append(f"verdict H0: A is not stronger than B by more than elo {s['elo0']:g} (wrongly so at most "
-                         f"{s['beta']:.0%} of the time when elo >= {s['elo1']:g})")
+            lines.append(f"verdict H0: A is not stronger than B by elo {s['elo1']:g} (the data favour elo "
+                         f"{s['elo0']:g}; a test like this says so at most {s['beta']:.0%} of the time when elo >= "
+                         f"{s['elo1']:g})")
         else:
             lines.append(f"no verdict after the maximum of {self.deal_sets} deal sets (raise --deal-sets, or "
                          f"widen elo1 - elo0)")

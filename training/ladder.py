@@ -1,7 +1,7 @@
 """A ladder any agent can be rated on: a fixed panel, fixed deals, one rating on a fixed scale.
 
-The panel is a list of rungs, weakest first (random, greedy, the heuristic, a search at a fixed
-number of simulations, the shipped network); each rung has a rating on an Elo scale anchored at
+The panel is a list of rungs, weakest first (random, greedy, the heuristic, the shipped network
+and a search at a fixed number of simulations, in the order of their ratings); each rung has a rating on an Elo scale anchored at
 ``random = 0``, fitted once from a round robin of the panel (:func:`calibrate`, ``chickenfoot
 ladder --calibrate``) and kept in :data:`PANELS`. An agent is rated by playing 1 vs ``n - 1`` of
 each rung on the same ``deal_sets`` duplicate deal sets (seed :data:`LADDER_SEED`), and its
@@ -33,10 +33,10 @@ _C = math.log(10) / 400  # natural-log strength per Elo point
 #: The panels, by number of players (default rules otherwise): (spec, rating) weakest first.
 #: Fitted by ``chickenfoot ladder --calibrate --players N`` (see lab/results/ladder.md).
 PANELS: dict[int, list[tuple[str, float]]] = {
-    4: [("random", 0.0), ("greedy", 85.3), ("heuristic", 229.9), ("search:ms=0:sims=16", 266.3),
-        ("zoo:strong-4p", 309.2)],
-    2: [("random", 0.0), ("greedy", 167.2), ("heuristic", 453.2), ("search:ms=0:sims=16", 617.8),
-        ("zoo:strong-2p", 762.3)],
+    4: [("random", 0.0), ("greedy", 345.1), ("heuristic", 489.9), ("search:ms=0:sims=16", 559.4),
+        ("zoo:strong-4p", 674.1)],
+    2: [("random", 0.0), ("greedy", 474.1), ("heuristic", 550.2), ("zoo:strong-2p", 1090.1),
+        ("search:ms=0:sims=16", 1140.7)],
 }
 
 

@@ -45,7 +45,7 @@ def test_an_agent_is_rated_between_the_rungs_it_beats_and_loses_to():
 
 def test_levels_are_the_rungs():
     assert [level_spec(k, 4) for k in (1, 3, 5)] == ["random", "heuristic", "zoo:strong-4p"]
-    assert level_spec(5, 2) == "zoo:strong-2p" and len(PANELS[2]) == len(PANELS[4]) == 5
+    assert level_spec(4, 2) == "zoo:strong-2p" and len(PANELS[2]) == len(PANELS[4]) == 5
     assert all(a[1] < b[1] for panel in PANELS.values() for a, b in zip(panel, panel[1:]))  # weakest first
     with pytest.raises(ConfigError, match="level must be 1 to 5"):
         level_spec(6, 4)
