@@ -113,8 +113,11 @@ def _serve(command: str, folder: Path, env: dict) -> None:
         command += " --port 0"
     if "--no-browser" not in command:
         command += " --no-browser"
+    def interruptible() -> None:  # a shell that started this suite with `&` ignores SIGINT; Ctrl-C is what we test
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     proc = subprocess.Popen(["bash", "-c", command], cwd=folder, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True, preexec_fn=interruptible)
     seen, start = "", time.monotonic()
     try:
         assert proc.stdout is not None
@@ -126,7 +129,12 @@ def _serve(command: str, folder: Path, env: dict) -> None:
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)
-            proc.wait(timeout=60)
+        try:  # read what it writes while it stops: a full pipe would block its exit
+            seen += proc.communicate(timeout=90)[0]
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            seen += proc.communicate()[0]
+            raise AssertionError(f"{command!r} did not stop within 90 s of Ctrl-C:\n{seen[-3000:]}") from None
     assert "http://127.0.0.1:" in seen, f"{command!r} did not serve:\n{seen[-3000:]}"
 
 
