@@ -11,7 +11,7 @@ RUNS   ?= runs
 EVAL_DEAL_SETS ?= 500
 BASELINE_DEAL_SETS ?= 250
 EVAL_WORKERS ?= 2
-# processes that run the tests (pytest-xdist); the tests that start Ray run after them, in one
+# processes that run the tests (pytest-xdist); the tests that start Ray run beside them, in one more
 TEST_WORKERS ?= 2
 # e.g. TRAIN_FLAGS=--overwrite to train again over an earlier run, or --resume to continue it
 # (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
@@ -53,8 +53,11 @@ lint: $(STAMP)
 	$(PY) -m mypy
 
 test: $(STAMP)
-	$(PY) -m pytest -m "not ray" -n $(TEST_WORKERS)
-	$(PY) -m pytest -m ray
+	@echo "the tests that start Ray run beside the others, one after another; their log follows the others'"
+	$(PY) -m pytest -m ray > $(VENV)/ray-tests.log 2>&1 & ray=$$!; \
+	$(PY) -m pytest -m "not ray" -n $(TEST_WORKERS); rc=$$?; \
+	wait $$ray; ray_rc=$$?; cat $(VENV)/ray-tests.log; \
+	test $$rc -eq 0 -a $$ray_rc -eq 0
 
 docs: $(STAMP)
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html

@@ -183,8 +183,8 @@ pytest_collect_file = Sybil(
 
 
 
-# the tests that start Ray: `make test` runs them after the others, one after another (the others run
-# in two processes, pytest-xdist), since `ray stop --force` ends every Ray process on the machine
+# the tests that start Ray: `make test` runs them in a process of their own, one after another, beside
+# the others (two processes, pytest-xdist), since `ray stop --force` ends every Ray process on the machine
 _RAY_FILES = ("tests/integrations/test_rllib.py", "tests/integrations/test_ray_pool.py", "docs/frameworks.md",
               "README.md")
 
