@@ -413,14 +413,16 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             given.setdefault(spec, item)
     with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given, on_deal_set),
                     address=address) as pool:
+        played = 0
         try:
             for d, (games, hook_result) in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
                 record(games, d)  # in deal-set order: the ratings do not depend on the workers
+                played += 1
                 if on_deal_set is not None:
                     hooked.append(hook_result)
         except WorkerLostError as exc:
-            raise WorkerLostError(f"{exc} ({len(hooked) if on_deal_set else bar.n // n} of {deal_sets} deal sets "
-                                  f"were played; `chickenfoot compare --save FILE` keeps them as they come)") from exc
+            raise WorkerLostError(f"{exc} ({played} of {deal_sets} deal sets were played; `chickenfoot compare "
+                                  f"--save FILE` keeps them as they come)") from exc
     bar.close()
     if saver is not None:
         saver.close()

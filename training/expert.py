@@ -29,7 +29,6 @@ Usage: ``chickenfoot expert --config configs/expert-4p.yaml``.
 from __future__ import annotations
 
 import time
-from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
 
@@ -277,10 +276,10 @@ class ExpertTrainer(TrainingRun):
                 chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
                 with tqdm(total=len(seeds), desc=f"iteration {self.iteration + 1} games", unit="game",
                           disable=not self.progress, leave=False) as bar:
-                    futures = [pool.submit(collect_games, weights, chunk, collect_cfg) for chunk in chunks]
-                    for future in as_completed(futures):
-                        bar.update(len(future.result()["games"]))
-                    fresh = [future.result() for future in futures]  # in submission order: reproducible
+                    fresh = []  # in submission order: reproducible; a dead worker's chunk runs again elsewhere
+                    for done in pool.imap(collect_games, ((weights, chunk, collect_cfg) for chunk in chunks)):
+                        fresh.append(done)
+                        bar.update(len(done["games"]))
                 collect_seconds = time.time() - t0
                 new = {k: np.concatenate([f[k] for f in fresh]) for k in self.data}
                 self.data = {k: np.concatenate([self.data[k], new[k]])[-cfg.max_samples:] for k in self.data}
