@@ -179,7 +179,7 @@ class ActionTable:
 
     __slots__ = (
         "max_pip", "k", "num_actions", "num_tiles", "draw", "pass_", "draw_bit", "pass_bit",
-        "match", "expose", "action_tile", "is_canonical", "tile_bits", "action_tile_bits",
+        "match", "expose", "action_tile", "is_canonical", "canonical_bits", "tile_bits", "action_tile_bits",
         "row_bits", "tile_low", "tile_high", "strings",
     )
 
@@ -197,6 +197,8 @@ class ActionTable:
         self.expose = tuple(a % k for a in range(k * k))
         self.action_tile = tuple(tile_index(a // k, a % k) for a in range(k * k))
         self.is_canonical = tuple(a // k <= a % k for a in range(k * k))
+        #: one action bit per tile (``low*K + high``): ``bits & canonical_bits`` counts each tile once
+        self.canonical_bits = sum(1 << a for a in range(k * k) if self.is_canonical[a])
         self.tile_low = tuple(Tile.from_index(t).low for t in range(self.num_tiles))
         self.tile_high = tuple(Tile.from_index(t).high for t in range(self.num_tiles))
         self.tile_bits = tuple(

@@ -25,6 +25,7 @@ arms / toes of R9 and R10).
 
 from __future__ import annotations
 
+import struct
 from array import array
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
@@ -37,6 +38,7 @@ from cf_env.engine.actions import Tile, action_table
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import DealError, GameOverError, IllegalActionError, RecordError
 from cf_env.engine.scoring import r16_keys, tile_points, winner_flags
+from cf_env.engine.table import SCORE_FACTOR, table_layout
 
 __all__ = [
     "Event",
@@ -169,6 +171,7 @@ _new_tuple = tuple.__new__
 TOES_PER_DOUBLE = 3  #: R10: the toe slots a double opens
 _ARM, _LINE, _DOUBLE, _TOE = int(Role.ARM), int(Role.LINE), int(Role.DOUBLE), int(Role.TOE)
 _PLAY, _DRAW, _PASS = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind.PASS)
+_START, _ROUND_END = int(EventKind.START), int(EventKind.ROUND_END)
 
 
 def _parse_tile_pair(item: Any, where: str, max_pip: int) -> int:
@@ -271,7 +274,7 @@ class Game:
         "_free_open", "_vals", "_open", "_pend", "_pend_val", "_pend_parent", "_pend_role",
         "_layout", "_played", "_unmatched", "_cur", "_legal", "_drawn", "_round", "_round_scores",
         "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms", "_points", "_round_hands",
-        "_played_by", "_draws", "_void_at", "_round_start",
+        "_played_by", "_draws", "_void_at", "_round_start", "_tab", "_tmv", "_tl", "_hist", "_hmv", "_hrows",
     )
 
     def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
@@ -303,6 +306,12 @@ class Game:
         self._rtag = 0
         self._cur = _NO_CUR
         self._legal = 0
+        self._tab: np.ndarray | None = None  # the state table, once someone reads it (table())
+        self._tmv: memoryview | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
+        self._tl = table_layout(cfg)
+        self._hist: np.ndarray | None = None  # each seat's view of the round's events, once read (history())
+        self._hmv: memoryview | None = None  # the same memory, flat, for the per-event writes
+        self._hrows: list[int] = []  # bytes of each seat's view written so far (8 a row)
         self._advance(self._start_round())
 
     # ------------------------------------------------------------------ round set-up (R4-R7)
@@ -410,6 +419,10 @@ class Game:
                 self._legal = 0
                 return
             q = self._start_round()
+            if self._tab is not None:
+                self._fill_table()
+            if self._hist is not None:
+                self._fill_history()
         self._cur = q
         self._legal = legal
         self._drawn = -1
@@ -424,6 +437,11 @@ class Game:
         self._round_hands.append(tuple(self._hands))
         for p, s in enumerate(scores):
             self._totals[p] += s
+        tab = self._tmv
+        if tab is not None:
+            at = self._tl.scores
+            for p, total in enumerate(self._totals):
+                tab[at + p] = total * SCORE_FACTOR  # a float64 product, rounded once to float32
         self._events.append(
             EventKind.ROUND_END | (out & 0xFF) << _EV_PLAYER | int(reason) << _EV_PAYLOAD | self._round << _EV_ROUND
         )
@@ -497,8 +515,33 @@ class Game:
             self._end_nodes[x].append(node)
         op = self._open = t.row_bits[self._pend_val] if pend else self._free_open
         self._events.append(_PLAY | p << _EV_PLAYER | a << _EV_PAYLOAD | self._rtag)
+        if self._hmv is not None:
+            self._history_append(_PLAY, p, a)
         counts = self._counts
         counts[p] -= 1
+        tab = self._tmv
+        if tab is not None:  # the few entries this play changes (see table())
+            tl = self._tl
+            tile = t.action_tile[a]
+            tab[tl.hand_of[p] + tile] = 0.0
+            tab[tl.layout + tile] = 1.0
+            tab[tl.played_of[p] + tile] = 1.0
+            tab[tl.hand_sizes + p] = float(counts[p])
+            if self._drawn >= 0:
+                tab[tl.drawn + self._drawn] = 0.0
+            if role != _DOUBLE:
+                tab[tl.open_ends + x] = float(ends[x])
+            if role in (_ARM, _TOE):
+                tab[tl.pending_count] = float(pend)
+                if not pend:
+                    tab[tl.pending_value + m] = 0.0
+                    tab[tl.pending_kind + (role != _ARM)] = 0.0
+            else:
+                tab[tl.open_ends + m] = float(ends[m])
+                if role == _DOUBLE:
+                    tab[tl.pending_value + m] = 1.0
+                    tab[tl.pending_kind + 1] = 1.0
+                    tab[tl.pending_count] = float(pend)
         if not counts[p]:
             self._round_ends.append((RoundEnd.DOMINO, p))
             self._advance(-1)
@@ -522,11 +565,24 @@ class Game:
         tbits = t.tile_bits[tile]
         self._hands[p] |= tbits
         self._counts[p] += 1
+        before = self._unmatched[p]
         faced = self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
         self._fail(p, faced)
         self._draws[p] += 1
         self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._rtag)
+        if self._hmv is not None:
+            self._history_append(_DRAW, p, tile)
         plays = tbits & self._open
+        tab = self._tmv
+        if tab is not None:
+            tl = self._tl
+            tab[tl.hand_of[p] + tile] = 1.0
+            tab[tl.hand_sizes + p] = float(self._counts[p])
+            tab[tl.boneyard] = float(len(self._bone))
+            tab[tl.draws + p] = float(self._draws[p])
+            self._table_failure(tab, p, before, True)
+            if plays:
+                tab[tl.drawn + tile] = 1.0
         if plays:  # play it now, or keep it (PASS)
             self._legal = plays | self._pass_bit
             self._drawn = tile
@@ -538,10 +594,19 @@ class Game:
     def _pass_turn(self, p: int) -> None:
         """PASS: ``p`` keeps the tile just drawn (R12) or has nothing to play with an empty boneyard (R13)."""
         kept = self._drawn >= 0
+        before = self._unmatched[p]
         if not kept:
             faced = self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
             self._fail(p, faced)
+        tab = self._tmv
+        if tab is not None:
+            if kept:
+                tab[self._tl.drawn + self._drawn] = 0.0
+            else:
+                self._table_failure(tab, p, before, False)
         self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._rtag)  # R17: see events()
+        if self._hmv is not None:
+            self._history_append(_PASS, p, kept)
         self._advance((p + 1) % self._n)
 
     def _fail(self, p: int, faced: int) -> None:
@@ -553,6 +618,125 @@ class Game:
                 at[v] = d
             faced >>= 1
             v += 1
+
+    def _table_failure(self, tab: memoryview, p: int, before: int, drew: bool) -> None:
+        """Seat ``p``'s ``unmatched``, ``void`` and ``void_draws`` entries after a failure to match
+        (``before``: its unmatched values until now; ``drew``: the failure was a draw, so every
+        value it has failed on counts one more draw)."""
+        tl = self._tl
+        faced = self._unmatched[p]
+        um, vo, vd = tl.unmatched_of[p], tl.void_of[p], tl.void_draws_of[p]
+        changed = faced ^ before
+        while changed:
+            low = changed & -changed
+            v = low.bit_length() - 1
+            tab[um + v] = 1.0 if faced & low else 0.0
+            changed ^= low
+        at, d = self._void_at[p], self._draws[p] + 1
+        if drew:
+            for v, a in enumerate(at):
+                if a:
+                    tab[vd + v] = float(d - a)
+        while faced:
+            low = faced & -faced
+            v = low.bit_length() - 1
+            tab[vo + v] = 1.0
+            if not drew:
+                tab[vd + v] = float(d - at[v])
+            faced ^= low
+
+    def _fill_table(self) -> None:
+        """Write the whole table from the state (when it is first read, and at each round's start)."""
+        tl, n, w = self._tl, self._n, self._k * self._k
+        tab = self._tab
+        tab.fill(0.0)
+        # the hands, the played-by sets and the layout as one int of action bits, unpacked in one go
+        # into (2n + 1) rows of W flags, of which each tile's canonical bit is its 0/1 entry
+        packed = self._played << (2 * n * w)
+        for p in range(n):
+            packed |= self._hands[p] << (p * w) | self._played_by[p] << ((n + p) * w)
+        rows = 2 * n + 1
+        flags = np.unpackbits(np.frombuffer(packed.to_bytes((rows * w + 7) // 8, "little"), np.uint8),
+                              count=rows * w, bitorder="little").reshape(rows, w)[:, tl.tile_action]
+        tab[tl.start["hand"]:tl.start["hand"] + n * tl.num_tiles] = flags[:n].ravel()
+        tab[tl.start["played"]:tl.start["played"] + n * tl.num_tiles] = flags[n:2 * n].ravel()
+        tab[tl.layout:tl.layout + tl.num_tiles] = flags[2 * n]
+        on = []
+        for p in range(n):
+            tab[tl.hand_sizes + p] = self._counts[p]
+            tab[tl.draws + p] = self._draws[p]
+            tab[tl.scores + p] = self._totals[p] * SCORE_FACTOR
+        if self._drawn >= 0 and not self._over:
+            on.append(tl.drawn + self._drawn)
+        if self._pend:
+            on += [tl.pending_value + self._pend_val, tl.pending_kind + (self._pend_role != _ARM)]
+        for i in on:
+            tab[i] = 1.0
+        for p in range(self._n):
+            at, d = self._void_at[p], self._draws[p] + 1
+            faced = self._unmatched[p]
+            v = 0
+            while faced:
+                if faced & 1:
+                    tab[tl.unmatched_of[p] + v] = 1.0
+                faced >>= 1
+                v += 1
+            for v, a in enumerate(at):
+                if a:
+                    tab[tl.void_of[p] + v] = 1.0
+                    tab[tl.void_draws_of[p] + v] = d - a
+        tab[tl.pending_count] = self._pend
+        for v, e in enumerate(self._ends):
+            if e:
+                tab[tl.open_ends + v] = e
+        tab[tl.boneyard] = len(self._bone)
+        tab[tl.round] = self._round
+        tab[tl.round + 1] = self.config.rounds - self._round - 1
+
+    def _fill_history(self) -> None:
+        """Every seat's view of the round's events so far (when first read, and at each round's start)."""
+        self._hist.fill(-1)
+        self._hrows = [0] * self._n
+        for code in self._events[self._round_start:]:
+            kind = code & 7
+            if kind != _ROUND_END:
+                self._history_append(kind, code >> _EV_PLAYER & 0xFF, code >> _EV_PAYLOAD & 0x3FF)
+
+    def _history_append(self, kind: int, p: int, payload: int) -> None:
+        """One event into each seat's view, as R17 lets it see it (see :meth:`history`): each
+        seat's row as 8 bytes, worked out once per distinct event and config (``_history_rows``)."""
+        key = kind | p << _EV_PLAYER | payload << _EV_PAYLOAD
+        tl = self._tl
+        seen = tl.history_rows.get(key)
+        if seen is None:
+            seen = self._history_rows(key)
+        h, rows = self._hmv, self._hrows
+        for s, base, row in seen:
+            o = base + rows[s]
+            h[o:o + 8] = row
+            rows[s] += 8
+
+    def _history_rows(self, key: int) -> tuple[tuple[int, int, bytes], ...]:
+        """``(seat, where its view starts in bytes, its row as little-endian int16 bytes)`` for
+        every seat that sees event ``key``."""
+        kind, p, payload = key & 7, key >> _EV_PLAYER & 0xFF, key >> _EV_PAYLOAD & 0x3FF
+        out = []
+        for s in range(self._n):
+            action = tile = -1
+            if kind == _PASS:
+                if payload and p != s:  # a kept playable draw looks like any draw to the others
+                    continue
+                action = self._pass
+            elif kind == _PLAY:
+                action, tile = payload, self._t.action_tile[payload]
+            else:  # DRAW, SEARCH_DRAW, START: the tile is seen by the drawer alone, a START's by all
+                if kind == _DRAW:
+                    action = self._draw
+                if p == s or kind == _START:
+                    tile = payload
+            out.append((s, s * self._tl.history_length * 8, struct.pack("<4h", (p - s) % self._n, kind, action, tile)))
+        rows = self._tl.history_rows[key] = tuple(out)
+        return rows
 
     def _coerce(self, action: Any) -> int:
         try:
@@ -632,6 +816,35 @@ class Game:
         """``(current_player, legal_bits)`` in one call, for a caller's per-step path (the AEC env);
         ``(-1, 0)`` once the game is over."""
         return self._cur, self._legal
+
+    def table(self) -> np.ndarray:
+        """The state as one float32 vector, kept current move by move from the first call on (the
+        observation's fast path: :mod:`cf_env.engine.table` lists its blocks, ``table_layout(
+        game.config)`` says where they are). It holds every hand: a reader picks what a seat may
+        see. It is this game's live array, so it changes as the game goes on: do not write to it,
+        and copy what you keep."""
+        tab = self._tab
+        if tab is None:
+            tab = self._tab = np.zeros(self._tl.size, np.float32)
+            self._tmv = memoryview(tab)
+            self._fill_table()
+        return tab
+
+    def history(self) -> np.ndarray:
+        """Each seat's view of the round's events, kept current event by event from the first call
+        on: an int16 array ``(num_players, L, 4)`` whose ``[seat]`` holds, in order, one row per
+        event that seat may see, ``[seat relative to it (0 = itself, then clockwise), EventKind,
+        action id, tile index]`` (the action -1 for SEARCH_DRAW and START; the tile -1 for DRAW and
+        SEARCH_DRAW of other seats, for DRAW and PASS; another seat's PASS that keeps a drawn
+        tile left out, R17 as in :meth:`events`), then rows of -1 up to ``L =
+        table_layout(config).history_length``. The round in play's (the last round's once the
+        game is over). This game's live array: do not write to it, copy what you keep."""
+        hist = self._hist
+        if hist is None:
+            hist = self._hist = np.full((self._n, self._tl.history_length, 4), -1, np.int16)
+            self._hmv = memoryview(hist.reshape(-1)).cast("B")
+            self._fill_history()
+        return hist
 
     def hand(self, player: int) -> list[Tile]:
         """The tiles in ``player``'s hand, sorted."""
@@ -919,6 +1132,14 @@ class Game:
                 value = [list(v) for v in value]
             elif name == "_void_at":
                 value = [bytearray(v) for v in value]
+            elif name == "_tab":
+                value = None if value is None else value.copy()
+            elif name == "_tmv":
+                value = None if value is None else memoryview(new._tab)
+            elif name == "_hist":
+                value = None if value is None else value.copy()
+            elif name == "_hmv":
+                value = None if value is None else memoryview(new._hist.reshape(-1)).cast("B")
             elif name == "_rng":
                 value = np.random.Generator(type(value.bit_generator)())
                 value.bit_generator.state = self._rng.bit_generator.state
@@ -926,6 +1147,17 @@ class Game:
                 value = value[:] if isinstance(value, list) else array(value.typecode, value)
             setattr(new, name, value)
         return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling and ``copy.deepcopy``: every slot but the state table and the history (views of
+        live memory; the copy builds its own when they are first read)."""
+        state = {name: getattr(self, name) for name in Game.__slots__}
+        state.update(_tab=None, _tmv=None, _hist=None, _hmv=None, _hrows=[])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     def __repr__(self) -> str:
         state = "over" if self._over else f"player {self._cur} to move"

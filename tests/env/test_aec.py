@@ -541,3 +541,67 @@ def test_history_hides_what_the_observation_hides():
         if checked >= 3:
             break
     assert checked >= 3
+
+
+# ---------------------------------------------------------------- the state table
+
+@pytest.mark.parametrize("kwargs", CONFIGS + [{"num_players": 8, "max_pip": 15, "hand_size": 9, "rounds": 2},
+                                              {"num_players": 3, "max_pip": 3, "hand_size": 1, "center_arms": 3}])
+def test_observations_gathered_from_the_state_table_equal_the_encoder_built_from_the_state(kwargs):
+    """Every seat's vector (both versions) and history, after every decision of several games and
+    after a clone, equal the ones the pre-table encoder built from the whole state and event log
+    (the oracle in tests/env/reference_observation.py), bit for bit; a game first read mid-game
+    agrees too."""
+    from tests.env.reference_observation import ReferenceEncoder
+
+    config = RulesConfig(**{"rounds": 4, **{k: v for k, v in kwargs.items() if k != "reward"}})
+    encoders = [(ObservationEncoder(config, version=v), ReferenceEncoder(config, version=v)) for v in (1, 2)]
+    n = config.num_players
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        game, late = Game(config, seed=seed), Game(config, seed=seed)
+        step = 0
+        while True:
+            if step == 7:
+                copy = game.clone()
+                for seat in range(n):
+                    np.testing.assert_array_equal(encoders[1][0].encode(copy, seat), encoders[1][1].encode(game, seat))
+                    np.testing.assert_array_equal(encoders[1][0].history(copy, seat), encoders[1][1].history(game, seat))
+            if step >= 9:  # ``late`` is first read here, from a state it reached unobserved
+                for new, ref in encoders:
+                    for seat in range(n):
+                        np.testing.assert_array_equal(new.encode(late, seat), ref.encode(late, seat))
+                        np.testing.assert_array_equal(new.history(late, seat), ref.history(late, seat))
+            for new, ref in encoders:
+                for seat in range(n):
+                    got, want = new.encode(game, seat), ref.encode(game, seat)
+                    assert got.dtype == want.dtype == np.float32
+                    np.testing.assert_array_equal(got, want)
+                    got, want = new.history(game, seat), ref.history(game, seat)
+                    assert got.dtype == want.dtype == np.int16
+                    np.testing.assert_array_equal(got, want)
+            if game.is_over:
+                break
+            legal = game.legal_actions()
+            a = legal[int(rng.integers(len(legal)))]
+            game.apply(a)
+            late.apply(a)
+            step += 1
+
+
+def test_a_game_read_through_its_table_pickles_and_copies():
+    import copy
+    import pickle
+
+    game = Game(RulesConfig(), seed=3)
+    encoder = ObservationEncoder(game.config)
+    for _ in range(25):
+        encoder.encode(game, game.current_player)
+        encoder.history(game, game.current_player)
+        game.apply(game.legal_actions()[0])
+    for other in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game), game.clone()):
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(encoder.encode(other, seat), encoder.encode(game, seat))
+            np.testing.assert_array_equal(encoder.history(other, seat), encoder.history(game, seat))
+        other.apply(other.legal_actions()[0])  # the copy moves on alone
+        assert not np.array_equal(encoder.encode(other, 0), encoder.encode(game, 0))
