@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import json
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,9 +30,10 @@ import numpy as np
 from agents import Agent, load
 from agents.base import needs_history
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
+from cf_env.engine import action_table, validate_deals
 from cf_env.engine.scoring import win_share
 from training.stats import standard_error, t_interval, wilson_interval
-from training.workers import WorkerLostError, WorkerPool, worker_state
+from training.workers import WorkerLostError, WorkerPool, shared_pool, worker_state
 
 __all__ = ["AgentResult", "DealSetHook", "EvalReport", "GameSaver", "evaluate", "fill_lineup", "generate_deals",
            "play_game", "short_name", "warm_up", "win_rates"]
@@ -51,13 +53,14 @@ def short_name(spec: str, width: int = 18) -> str:
 
 def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
     """Every round's deal of one game, in the engine's scripted-deal format."""
-    deals = []
     n, h = config.num_players, config.hand_size
-    for _ in range(config.rounds):
-        game = Game(RulesConfig(**{**config.to_dict(), "rounds": 1}), seed=rng)
-        deal = game.to_record()["deals"][0]
-        deals.append(deal)
-        assert len(deal["hands"]) == n and all(len(x) == h for x in deal["hands"])
+    table = action_table(config.max_pip)
+    pairs = [[lo, hi] for lo, hi in zip(table.tile_low, table.tile_high)]
+    deals = []
+    for _ in range(config.rounds):  # one shuffle a round, as the engine deals it (Game._start_round)
+        order = rng.permutation(config.num_tiles).tolist()
+        deals.append({"hands": [[pairs[t] for t in order[i * h:(i + 1) * h]] for i in range(n)],
+                      "boneyard": [pairs[t] for t in order[n * h:]]})
     return deals
 
 
@@ -210,43 +213,63 @@ def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
         agent.act(observation, np.random.default_rng(0))
 
 
-def _evaluator_state(specs: list[str], config_dict: dict, seed: int, records: bool = False,
-                     built: dict[str, Agent] | None = None, hook: DealSetHook | None = None) -> dict:
-    """An evaluating worker's state (:class:`training.workers.WorkerPool`'s initializer): the
-    agents (``built`` ones as given, the other specs loaded), warmed up, an env, the run's
-    settings and the deal-set hook."""
-    config = RulesConfig.from_dict(config_dict)
-    built = dict(built or {})
-    for spec in dict.fromkeys(specs):
-        if spec not in built:
-            built[spec] = load(spec, config)
-    warm_up(built, config)
-    env = raw_env(**config.to_dict(), history=needs_history(built.values()))
-    return {"built": built, "env": env, "specs": specs, "seed": seed, "records": records, "hook": hook}
+def _evaluator_state(config_dict: dict, built: dict[str, Agent] | None = None, run: str | None = None) -> dict:
+    """An evaluating worker's state (:class:`training.workers.WorkerPool`'s initializer): the rules,
+    and the agents of the evaluation it plays for (``run``; ``built`` ones as given, the others
+    loaded by its first task, :func:`_agents_for`). A pool kept between evaluations
+    (:func:`training.workers.shared_pool`) starts with none and loads each evaluation's afresh."""
+    return {"config": RulesConfig.from_dict(config_dict), "run": run, "built": dict(built or {}), "envs": {}}
 
 
-def _play_deal_set(d: int, deals: list[dict]) -> tuple[list[tuple[list[str], list[int], list[int], np.ndarray,
-                                                                  dict | None, float]], Any]:
-    """Every seat rotation of deal set ``d``: per game (seat specs, winners, totals, clock, the
-    game's record when records are kept, seconds the game took), and what the hook returned."""
-    state = worker_state()
-    specs, built, env, seed, keep = state["specs"], state["built"], state["env"], state["seed"], state["records"]
+def _agents_for(state: dict, run: str, specs: list[str]) -> tuple[dict[str, Agent], raw_env]:
+    """The agents of ``specs`` for evaluation ``run`` (loaded and warmed up on its first task in this
+    worker; a new run starts from fresh agents, as a new pool would) and an env for them."""
+    if state["run"] != run:
+        state.update(run=run, built={}, envs={})
+    built, config = state["built"], state["config"]
+    new = {spec: load(spec, config) for spec in dict.fromkeys(specs) if spec not in built}
+    if new:
+        warm_up(new, config)
+        built.update(new)
+    history = needs_history([built[s] for s in specs])
+    if history not in state["envs"]:
+        state["envs"][history] = raw_env(**config.to_dict(), history=history)
+    return built, state["envs"][history]
+
+
+def _play_deal_sets(run: str, specs: list[str], seed: int, keep: bool, hook: DealSetHook | None, first: int,
+                    chunk: list[list[dict]]) -> list[tuple[list[tuple[list[str], list[int], list[int], np.ndarray,
+                                                                     dict | None, float]], Any]]:
+    """Deal sets ``first, first + 1, ...`` (``chunk`` holds their deals), each in every seat rotation:
+    per deal set, per game (seat specs, winners, totals, clock, the game's record when ``keep``,
+    seconds the game took), and what the hook returned."""
+    built, env = _agents_for(worker_state(), run, specs)
     n = len(specs)
     out = []
-    games, seatings = [], []
-    for rot in range(n):
-        seat_specs = [specs[(s - rot) % n] for s in range(n)]
-        seatings.append(seat_specs)
-        clock = np.zeros((n, 4))
-        start = time.perf_counter()
-        game = play_game(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
-                         clock=clock)
-        played = time.perf_counter() - start
-        if state["hook"] is not None:
-            games.append(game)  # reset() makes a new engine game: this one stays as it ended
-        out.append((seat_specs, game.winners, game.totals, clock, game.to_record() if keep else None, played))
-    hooked = state["hook"](d, games, seatings, built) if state["hook"] is not None else None
-    return out, hooked
+    for d, deals in enumerate(chunk, start=first):
+        deals = validate_deals(deals, env.config)  # once for every rotation (the games do not check them again)
+        played_games, games, seatings = [], [], []
+        for rot in range(n):
+            seat_specs = [specs[(s - rot) % n] for s in range(n)]
+            seatings.append(seat_specs)
+            clock = np.zeros((n, 4))
+            start = time.perf_counter()
+            game = play_game(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
+                             clock=clock)
+            played = time.perf_counter() - start
+            if hook is not None:
+                games.append(game)  # reset() makes a new engine game: this one stays as it ended
+            played_games.append((seat_specs, game.winners, game.totals, clock, game.to_record() if keep else None,
+                                 played))
+        hooked = hook(d, games, seatings, {s: built[s] for s in specs}) if hook is not None else None
+        out.append((played_games, hooked))
+    return out
+
+
+def deal_set_chunks(deal_sets: int, workers: int) -> int:
+    """Deal sets a task of a parallel evaluation plays: up to 8, so that each worker gets at least
+    eight tasks (fewer round trips for short games, and the last tasks still spread evenly)."""
+    return max(1, min(8, deal_sets // (8 * workers)))
 
 
 def _ranks(winners: list[int], totals: list[int]) -> list[int]:
@@ -411,15 +434,25 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     for item, spec in zip(lineup, specs):
         if not isinstance(item, str):
             given.setdefault(spec, item)
-    with WorkerPool(workers, _evaluator_state, (specs, config.to_dict(), seed, saver is not None, given, on_deal_set),
-                    address=address) as pool:
+    run = uuid.uuid4().hex
+    if remote:  # worker processes (or Ray actors) that stay for the next evaluation of these rules
+        chunk = deal_set_chunks(deal_sets, workers or 2)
+        pool_context = shared_pool(("evaluate", workers, address, json.dumps(config.to_dict(), sort_keys=True)),
+                                   workers, _evaluator_state, (config.to_dict(),), address=address)
+    else:
+        chunk = 1
+        pool_context = WorkerPool(1, _evaluator_state, (config.to_dict(), given, run))
+    tasks = ((run, specs, seed, saver is not None, on_deal_set, d, all_deals[d:d + chunk])
+             for d in range(0, deal_sets, chunk))
+    with pool_context as pool:
         played = 0
         try:
-            for d, (games, hook_result) in enumerate(pool.map(_play_deal_set, range(deal_sets), all_deals)):
-                record(games, d)  # in deal-set order: the ratings do not depend on the workers
-                played += 1
-                if on_deal_set is not None:
-                    hooked.append(hook_result)
+            for results in pool.imap(_play_deal_sets, tasks):
+                for games, hook_result in results:
+                    record(games, played)  # in deal-set order: the ratings do not depend on the workers
+                    played += 1
+                    if on_deal_set is not None:
+                        hooked.append(hook_result)
         except WorkerLostError as exc:
             raise WorkerLostError(f"{exc} ({played} of {deal_sets} deal sets were played; `chickenfoot compare "
                                   f"--save FILE` keeps them as they come)") from exc

@@ -27,18 +27,21 @@ results already returned were handed out.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import signal
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any
 
 from cf_env import ChickenFootError
 
-__all__ = ["ClusterConnectError", "WorkerLostError", "WorkerPool", "join_cluster", "worker_state"]
+__all__ = ["ClusterConnectError", "WorkerLostError", "WorkerPool", "close_shared_pools", "join_cluster", "shared_pool",
+           "worker_state"]
 
 
 class ClusterConnectError(ChickenFootError, ConnectionError):
@@ -62,13 +65,29 @@ def worker_state() -> dict[str, Any]:
     return _ACTIVE[-1]
 
 
+_THREADS: list[int] = []  # in a spawned worker or Ray actor: its thread count for torch and numba
+_LIMITED: set[str] = set()  # ... and the libraries already held to it
+
+
 def _limit_threads(threads: int) -> None:
     """At most ``threads`` threads for torch's and numba's parallel work, where they are loaded."""
+    _THREADS[:] = [threads]
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
+        _LIMITED.add("torch")
     if "numba" in sys.modules:
         numba = sys.modules["numba"]
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        _LIMITED.add("numba")
+
+
+def _settle_threads() -> None:
+    """Hold a library a task loaded after the worker started to the worker's threads (an
+    evaluation's worker loads its agents, and with them torch, on its first task: two workers of
+    torch's default two threads each on two cores played a network's games 8x slower than one
+    process)."""
+    if _THREADS and any(name in sys.modules and name not in _LIMITED for name in ("torch", "numba")):
+        _limit_threads(_THREADS[0])
 
 
 def _init(initializer: Callable[..., dict[str, Any]], initargs: tuple, threads: int) -> None:
@@ -77,6 +96,14 @@ def _init(initializer: Callable[..., dict[str, Any]], initargs: tuple, threads: 
     _limit_threads(threads)
     _ACTIVE[:] = [initializer(*initargs)]
     _limit_threads(threads)  # the libraries the initializer loaded too
+
+
+def _run_task(fn: Callable[..., Any], *args: Any) -> Any:
+    """A task in a spawned worker: ``fn(*args)``, then the thread limit for what it loaded."""
+    try:
+        return fn(*args)
+    finally:
+        _settle_threads()
 
 
 def check_reachable(address: str, timeout: float = 5.0) -> None:
@@ -121,7 +148,10 @@ class _RayWorker:
         _limit_threads(threads)
 
     def run(self, fn: Callable[..., Any], args: tuple) -> Any:
-        return _in_process(self.state, fn, *args)
+        try:
+            return _in_process(self.state, fn, *args)
+        finally:
+            _settle_threads()
 
 
 def _in_process(state: dict[str, Any], fn: Callable[..., Any], *args: Any) -> Any:
@@ -172,7 +202,7 @@ class WorkerPool:
             self._next += 1
             return actor.run.remote(fn, args).future()
         if self._executor is not None:
-            return self._executor.submit(fn, *args)
+            return self._executor.submit(_run_task, fn, *args)
         future: Future = Future()
         try:
             future.set_result(_in_process(self._state, fn, *args))
@@ -200,6 +230,16 @@ class WorkerPool:
         running: dict[int, tuple[Future, Any]] = {}  # index -> (future, the actor it runs on or None)
         finished: dict[int, Any] = {}
         tries: dict[int, int] = {}
+        try:
+            yield from self._results(fn, source, window, max_tries, args_of, running, finished, tries)
+        finally:  # the caller stopped reading (a verdict, an error): what has not started is dropped
+            for future, _ in running.values():
+                future.cancel()
+
+    def _results(self, fn: Callable[..., Any], source: Iterator[Any], window: int, max_tries: int,
+                 args_of: dict[int, tuple], running: dict[int, tuple[Future, Any]], finished: dict[int, Any],
+                 tries: dict[int, int]) -> Iterator[Any]:
+        """:meth:`imap`'s loop (``running`` is the caller's, so that it can cancel what is left)."""
         taken = given = 0
         exhausted = False
         while True:
@@ -232,7 +272,9 @@ class WorkerPool:
                                               f"{exc}); it may be what kills them") from exc
                     if self._executor is not None:
                         self._restart(exc)  # every task of a broken local pool is lost: start them all again
-                        running = {j: self._launch(fn, args_of[j]) for j in running if j not in finished}
+                        again = {j: self._launch(fn, args_of[j]) for j in running if j not in finished}
+                        running.clear()
+                        running.update(again)
                         break
                     self._drop(actor, exc)
                     running[i] = self._launch(fn, args_of[i])
@@ -245,7 +287,7 @@ class WorkerPool:
             self._next += 1
             return actor.run.remote(fn, args).future(), actor
         assert self._executor is not None
-        return self._executor.submit(fn, *args), None
+        return self._executor.submit(_run_task, fn, *args), None
 
     def _is_lost(self, exc: BaseException) -> bool:
         """Whether ``exc`` says the worker died (not that the task failed)."""
@@ -297,3 +339,43 @@ class WorkerPool:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+# One pool kept between uses (see shared_pool): its key and the pool.
+_SHARED: dict[Hashable, WorkerPool] = {}
+
+
+@contextmanager
+def shared_pool(key: Hashable, workers: int | None, initializer: Callable[..., dict[str, Any]], initargs: tuple = (),
+                threads: int = 1, address: str | None = None) -> Iterator[WorkerPool]:
+    """A :class:`WorkerPool` that stays after the ``with`` block for the next use with the same
+    ``key``, so that its workers start once (spawning one and loading what it imports takes about
+    a second here): the evaluations of a ladder, a trainer's periodic checks, repeated calls from a
+    notebook. One pool is kept at a time: another key closes it first. A pool whose use raised
+    (Ctrl-C included) or that lost a worker is closed rather than kept; every kept pool closes when
+    this process exits (or with :func:`close_shared_pools`). The initializer's state must not
+    depend on what a use needs beyond ``key`` (a task that needs more builds it, as the evaluation
+    loads its agents on each run's first task)."""
+    pool = _SHARED.get(key)
+    if pool is None:
+        close_shared_pools()
+        pool = WorkerPool(workers, initializer, initargs, threads, address)
+        _SHARED[key] = pool
+    kept = False
+    try:
+        yield pool
+        kept = not pool.lost
+    finally:
+        if not kept:
+            _SHARED.pop(key, None)
+            pool.close()
+
+
+def close_shared_pools() -> None:
+    """Close the pool :func:`shared_pool` keeps, if any (its workers exit)."""
+    while _SHARED:
+        _, pool = _SHARED.popitem()
+        pool.close()
+
+
+atexit.register(close_shared_pools)

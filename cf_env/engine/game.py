@@ -188,7 +188,13 @@ def _parse_tile_pair(item: Any, where: str, max_pip: int) -> int:
 
 
 class _Dealt(list):
-    """Deals a game dealt itself, as :func:`validate_deals` returns them (see :meth:`Game.rewound`)."""
+    """Deals already checked against ``config``, as :func:`validate_deals` returns them: passed
+    again (to another :class:`Game` of the same rules, as an evaluation's seat rotations do, or
+    by :meth:`Game.rewound`) they are not checked again."""
+
+    def __init__(self, deals: Iterable[Any], config: RulesConfig) -> None:
+        super().__init__(deals)
+        self.config = config
 
 
 def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None]:
@@ -196,10 +202,12 @@ def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tup
 
     Each deal is ``{"hands": [[[a, b], ...], ...], "boneyard": [[a, b], ...]}`` with the boneyard
     top first; every tile of the set appears exactly once and every hand has ``hand_size`` tiles.
+    What it returns may be given as ``deals`` again (to :class:`Game` or the env's ``reset``) for
+    the same rules, and is not checked again: check once, play the same deals many times.
     """
     if deals is None:
         return []
-    if isinstance(deals, _Dealt):  # a game's own deals (Game.rewound): already tile indices and checked
+    if isinstance(deals, _Dealt) and deals.config == config:  # checked already, for these rules
         return list(deals)
     if isinstance(deals, (str, bytes)) or not isinstance(deals, Sequence):
         raise DealError(f"deals must be a list of per-round deals, got {type(deals).__name__}")
@@ -237,7 +245,7 @@ def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tup
                 f"duplicated: {dup}, missing: {missing}"
             )
         out.append((tuple(hands), bone))
-    return out
+    return _Dealt(out, config)
 
 
 def winners_of(round_scores: Sequence[Sequence[int]]) -> list[int]:
@@ -1112,7 +1120,7 @@ class Game:
         far) scripted: applying :meth:`actions` to it plays this game again. The same as
         ``Game.from_record`` of :meth:`to_record` without the actions, but with no JSON to parse
         (for code that follows finished games with every hand in view, :mod:`training.luck`)."""
-        return Game(self.config, deals=_Dealt(self.deal_tiles(r) for r in range(len(self._deals))))
+        return Game(self.config, deals=_Dealt((self.deal_tiles(r) for r in range(len(self._deals))), self.config))
 
     def apply_all(self, actions: Iterable[int]) -> None:
         """Apply a sequence of actions; on an illegal one raises :class:`RecordError` naming its
