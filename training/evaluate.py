@@ -21,6 +21,7 @@ import json
 import time
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -64,7 +65,7 @@ def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
     return deals
 
 
-def play_game(env: raw_env, seats: Sequence[Agent], deals: list[dict] | None, rng: np.random.Generator,
+def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
               seed: int | None = None, clock: np.ndarray | None = None) -> Game:
     """Play one whole game with ``seats[i]`` at seat ``i``; returns the finished engine game.
     ``clock``, an ``(n, 4)`` float array, gets per seat: seconds in ``act``, decisions, and the
@@ -246,8 +247,8 @@ def _play_deal_sets(run: str, specs: list[str], seed: int, keep: bool, hook: Dea
     built, env = _agents_for(worker_state(), run, specs)
     n = len(specs)
     out = []
-    for d, deals in enumerate(chunk, start=first):
-        deals = validate_deals(deals, env.config)  # once for every rotation (the games do not check them again)
+    for d, given_deals in enumerate(chunk, start=first):
+        deals = validate_deals(given_deals, env.config)  # once for every rotation (the games do not check them again)
         played_games, games, seatings = [], [], []
         for rot in range(n):
             seat_specs = [specs[(s - rot) % n] for s in range(n)]
@@ -435,6 +436,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         if not isinstance(item, str):
             given.setdefault(spec, item)
     run = uuid.uuid4().hex
+    pool_context: AbstractContextManager[WorkerPool]
     if remote:  # worker processes (or Ray actors) that stay for the next evaluation of these rules
         chunk = deal_set_chunks(deal_sets, workers or 2)
         pool_context = shared_pool(("evaluate", workers, address, json.dumps(config.to_dict(), sort_keys=True)),
