@@ -17,6 +17,8 @@ TEST_WORKERS ?= 2
 # (make train: --resume keeps the collected labels, collects for another collect_minutes, fits again)
 TRAIN_FLAGS ?=
 # the configs make train and make train-ppo run (the docs' tests run them with the smoke configs)
+# make bench: BENCH_FLAGS=--quick for a smoke run of the speed table
+BENCH_FLAGS ?=
 DISTILL_CONFIG ?= configs/distill.yaml
 PPO_CONFIG ?= configs/default.yaml
 
@@ -30,7 +32,7 @@ help:
 	@echo "make docs   - set up .venv and build the docs site into docs/_build/html (warnings are errors)"
 	@echo "make lint   - set up .venv and run ruff and mypy (configured in pyproject.toml)"
 	@echo "make demo   - set up .venv and print one seeded game between random players"
-	@echo "make bench  - engine, env, search, OpenSpiel and evaluation benchmarks (JSON)"
+	@echo "make bench  - engine, search and OpenSpiel benchmarks (JSON), then the speed table of docs/performance.md (BENCH_FLAGS=--quick for a smoke run)"
 	@echo "make clean  - remove .venv, caches and numba's compiled kernels"
 
 # The core dependencies (numpy, numba; no torch) go in first, so that the numba kernels can compile
@@ -82,12 +84,13 @@ evaluate: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/chickenfoot demo --seed 0
 
+# the engine, search and OpenSpiel figures as JSON, then the speed table of docs/performance.md
+# (env, batched engine and evaluation, each against its anchor in the same run; about 10 minutes)
 bench: $(STAMP)
 	$(PY) benchmarks/engine.py
-	$(PY) benchmarks/env.py
 	$(PY) benchmarks/search.py --speed
 	$(PY) benchmarks/openspiel.py
-	$(PY) benchmarks/eval_workers.py --runs 1 --deal-sets 40
+	$(PY) benchmarks/table.py $(BENCH_FLAGS)
 
 # numba's cached kernels (__pycache__/*.nbi, *.nbc) go too: numba checks only the timestamp of a
 # kernel's own file, so a cached search kernel keeps the engine code it was compiled with after

@@ -72,6 +72,7 @@ def main() -> None:
     out = {
         "benchmark": "vector_random_play_with_obs_and_mask",
         "config": "4 players, double-nine, 10 rounds, reward=relative",
+        "runs": args.runs,
         "numba_threads": numba.get_num_threads(),
         "by_batch": table,
         "bytes_per_game": round(memory_per_game(config, 4096)),

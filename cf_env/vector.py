@@ -459,8 +459,7 @@ if numba is not None:
             if (vals >> v) & 1:
                 s.void_at[b, p, v] = s.draws[b, p] + 1
 
-    @njit(cache=True)
-    def _write_obs(b, s, c, o, obs):
+    def _write_obs_py(b, s, c, o, obs):
         """Game ``b``'s observation from its current player's seat into ``obs[b]``: every element
         written once (no zeroing pass first), the game's rows taken out of the arrays once."""
         n, k, tc = c.n, c.k, c.t_count
@@ -514,12 +513,20 @@ if numba is not None:
         row[o.round] = s.rnd[b]
         row[o.round + 1] = c.rounds - s.rnd[b] - 1
 
-    @njit(cache=True)
+    # the observation writer as a compiled call (write_observation, for other compiled code) and
+    # inlined into the step: a call passes the State's arrays field by field, and the step's three
+    # calls a decision (apply, publish, write) were a large part of its time
+    _write_obs = njit(cache=True)(_write_obs_py)
+    _write_obs_inline = njit(cache=True, inline="always")(_write_obs_py)
+
+    @njit(cache=True, inline="always")
     def _publish(b, s, c, o, obs, mask, seat):
-        """Write game ``b``'s observation, mask and seat (unless it waits for a new deal, cur -1)."""
+        """Write game ``b``'s observation, mask and seat (unless it waits for a new deal, cur -1).
+        Inlined into the kernels: it writes only ``obs``, ``mask`` and ``seat``, none of the
+        State's arrays (see the kernels' note on prange)."""
         seat[b] = s.cur[b]
         if s.cur[b] >= 0:
-            _write_obs(b, s, c, o, obs)
+            _write_obs_inline(b, s, c, o, obs)
             for a in range(s.legal.shape[1]):
                 mask[b, a] = s.legal[b, a]
 
