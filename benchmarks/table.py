@@ -47,8 +47,8 @@ def table(env: dict, vector: dict, evaluation: dict) -> str:
            f"{'numba threads' if v['threads'] else 'one thread'}, {vector['numba_threads']} threads")
           for b, v in by_batch.items()],
         *[(f"evaluation of {evaluation['deal_sets']} deal sets, {name} (`{r['spec']}`) vs 3 heuristic, 2 workers",
-           f"{r['speedup_2_warm_median']}x one worker with the workers already started; "
-           f"{r['speedup_2_cold_median']}x starting them",
+           f"{r['speedup_2_warm_median']:.2f}x one worker with the workers already started; "
+           f"{r['speedup_2_cold_median']:.2f}x starting them",
            f"one worker: {r['games_per_s_one_worker_median']} games/s")
           for name, r in ev.items()],
     ]
