@@ -437,10 +437,13 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
             given.setdefault(spec, item)
     run = uuid.uuid4().hex
     pool_context: AbstractContextManager[WorkerPool]
-    if remote:  # worker processes (or Ray actors) that stay for the next evaluation of these rules
+    if address:  # Ray actors for this evaluation only: kept, they would hold the cluster's CPUs
         chunk = deal_set_chunks(deal_sets, workers or 2)
-        pool_context = shared_pool(("evaluate", workers, address, json.dumps(config.to_dict(), sort_keys=True)),
-                                   workers, _evaluator_state, (config.to_dict(),), address=address)
+        pool_context = WorkerPool(workers, _evaluator_state, (config.to_dict(),), address=address)
+    elif remote:  # worker processes that stay for the next evaluation of these rules
+        chunk = deal_set_chunks(deal_sets, workers or 2)
+        pool_context = shared_pool(("evaluate", workers, json.dumps(config.to_dict(), sort_keys=True)),
+                                   workers, _evaluator_state, (config.to_dict(),))
     else:
         chunk = 1
         pool_context = WorkerPool(1, _evaluator_state, (config.to_dict(), given, run))

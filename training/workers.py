@@ -347,19 +347,20 @@ _SHARED: dict[Hashable, WorkerPool] = {}
 
 @contextmanager
 def shared_pool(key: Hashable, workers: int | None, initializer: Callable[..., dict[str, Any]], initargs: tuple = (),
-                threads: int = 1, address: str | None = None) -> Iterator[WorkerPool]:
-    """A :class:`WorkerPool` that stays after the ``with`` block for the next use with the same
-    ``key``, so that its workers start once (spawning one and loading what it imports takes about
+                threads: int = 1) -> Iterator[WorkerPool]:
+    """A :class:`WorkerPool` of local processes that stays after the ``with`` block for the next
+    use with the same ``key``, so that its workers start once (spawning one and loading what it imports takes about
     a second here): the evaluations of a ladder, a trainer's periodic checks, repeated calls from a
     notebook. One pool is kept at a time: another key closes it first. A pool whose use raised
     (Ctrl-C included) or that lost a worker is closed rather than kept; every kept pool closes when
     this process exits (or with :func:`close_shared_pools`). The initializer's state must not
     depend on what a use needs beyond ``key`` (a task that needs more builds it, as the evaluation
-    loads its agents on each run's first task)."""
+    loads its agents on each run's first task). Ray actors are not kept this way: they would hold
+    the cluster's CPUs between uses."""
     pool = _SHARED.get(key)
     if pool is None:
         close_shared_pools()
-        pool = WorkerPool(workers, initializer, initargs, threads, address)
+        pool = WorkerPool(workers, initializer, initargs, threads)
         _SHARED[key] = pool
     kept = False
     try:

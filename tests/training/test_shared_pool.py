@@ -23,6 +23,7 @@ def _nothing() -> dict:
 
 
 def _pid(_: int) -> int:
+    time.sleep(0.05)  # long enough that both workers get some of the tasks
     return os.getpid()
 
 
@@ -57,7 +58,7 @@ def test_the_next_evaluation_of_the_same_rules_runs_on_the_same_workers():
     (key, pool), = module._SHARED.items()
     pids = set(pool.map(_pid, range(8)))
     assert _report(2, seed=4) == _report(1, seed=4)  # fresh agents for each evaluation, as one process has
-    assert module._SHARED[key] is pool and set(pool.map(_pid, range(8))) == pids
+    assert module._SHARED[key] is pool and set(pool.map(_pid, range(8))) <= pids  # no new process
     evaluate(LINEUP, RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=1), deal_sets=2, progress=False,
              workers=2)
     assert key not in module._SHARED and pool._executor is None  # other rules: the old pool was closed
