@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cf_env.engine import ConfigError, EventKind, Game, RulesConfig, action_table
+from cf_env.engine import ConfigError, EventKind, Game, RulesConfig
 from cf_env.engine.table import SCORE_FACTOR, SCORE_SCALE, table_layout
 
 __all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_FACTOR", "SCORE_SCALE", "VERSIONS"]
@@ -130,17 +130,14 @@ class ObservationEncoder:
         #: network trained on an older version reads ``latest[..., index]`` (:meth:`select`)
         self.index = np.concatenate([np.arange(self._latest_slices[name].start, self._latest_slices[name].stop)
                                      for name in self.blocks]).astype(np.intp)
-        table = action_table(config.max_pip)
-        self._table = table
-        self._k, self._n, self._t = k, n, t
-        self._rounds = config.rounds
+        self._n, self._t = n, t
         # Each observation is a selection of the game's state table (Game.table(), kept current
         # move by move): for each seat, the table positions of its vector's elements in order, one
         # list for the seat to move and one for the others (whose ``drawn`` block reads zeros).
         tl = table_layout(config)
         self._gathers = [[self._positions(tl, seat, to_move)[self.index] for seat in range(n)]
                          for to_move in (False, True)]
-        self._mask_bytes = (table.num_actions + 7) // 8
+        self._mask_bytes = (self.num_actions + 7) // 8
         self._mask_cache: dict[int, np.ndarray] = {}
 
     def _positions(self, tl, seat: int, to_move: bool) -> np.ndarray:

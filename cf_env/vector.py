@@ -531,13 +531,18 @@ if numba is not None:
                 mask[b, a] = s.legal[b, a]
 
     @njit(cache=True, inline="always")
-    def _step_game(b, actions, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards):
-        """Game ``b``'s decision ``actions[b]``, its step's flags and rewards cleared first."""
+    def _clear_step(b, done, need_deals, rewards, reset_rewards):
+        """Game ``b``'s step flags and rewards, cleared before its decision."""
         done[b] = 0
         need_deals[b] = 0
         for p in range(rewards.shape[1]):
             rewards[b, p] = 0.0
             reset_rewards[b, p] = 0.0
+
+    @njit(cache=True, inline="always")
+    def _step_game(b, actions, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards):
+        """Game ``b``'s decision ``actions[b]``, its step's flags and rewards cleared first."""
+        _clear_step(b, done, need_deals, rewards, reset_rewards)
         _apply_call(b, actions[b], s, c)
         _publish(b, s, c, o, obs, mask, seat)
 
@@ -583,11 +588,7 @@ if numba is not None:
         # stepped 1.19x as many decisions a second this way (B = 4096, benchmarks/vector.py --compare-threads)
         done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
         for b in range(actions.shape[0]):
-            done[b] = 0
-            need_deals[b] = 0
-            for p in range(rewards.shape[1]):
-                rewards[b, p] = 0.0
-                reset_rewards[b, p] = 0.0
+            _clear_step(b, done, need_deals, rewards, reset_rewards)
             _apply(b, actions[b], s, c)
             _publish(b, s, c, o, obs, mask, seat)
 
