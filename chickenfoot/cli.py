@@ -179,12 +179,17 @@ def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | Non
     """Distil the search into a network: label decisions with the throughput teacher (games in
     lockstep, racing PIMC) for a time budget, then fit a network to the labels (with dagger_rounds,
     then label the network's own decisions and fit again, round by round); writes the label
-    shards, final.pt and summary.json."""
+    shards, final.pt and summary.json.
+
+    Ctrl-C or SIGTERM stops at once, during a collection or a fit: every label shard written is
+    kept, and the printed command resumes the run (it collects the missing shards and fits again)."""
     from training.distill import DistillConfig, distill_run
 
-    _train(distill_run, DistillConfig, "distill", config_path, resume, overwrite, no_progress,
-           {"runs_dir": runs_dir, "run_name": run_name, "collect_minutes": collect_minutes, "workers": workers,
-            "address": address})
+    summary, resume_command = _train(distill_run, DistillConfig, "distill", config_path, resume, overwrite,
+                                     no_progress, {"runs_dir": runs_dir, "run_name": run_name,
+                                                   "collect_minutes": collect_minutes, "workers": workers,
+                                                   "address": address})
+    _stopped(summary, f"round {summary['round']}", resume_command)
 
 
 def _train(run: Callable[..., dict], config_cls: type, command: str, config_path: str, resume: bool, overwrite: bool,
@@ -215,7 +220,7 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
     or 143 (SIGTERM)."""
     if not summary["signal"]:
         return
-    click.echo(f"Stopped by {summary['signal']} at {where}; checkpoint {summary['checkpoint']}. Resume with:\n"
+    click.echo(f"Stopped by {summary['signal']} at {where}; kept in {summary['checkpoint']}. Resume with:\n"
                f"  {resume_command}", err=True)
     sys.exit(130 if summary["signal"] == "SIGINT" else 143)
 

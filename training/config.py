@@ -18,8 +18,11 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from cf_env import ChickenFootError, ConfigError, RulesConfig
 
-__all__ = ["NetworkTrainerConfig", "PPOConfig", "RunConfig", "TrainConfigError", "check_agent_specs", "check_teacher",
-           "load_config"]
+__all__ = ["DEFAULT_TEACHER", "DistillConfig", "ExpertConfig", "NetworkTrainerConfig", "PPOConfig", "RLlibConfig",
+           "RunConfig", "TeacherConfig", "TrainConfigError", "check_agent_specs", "check_teacher", "load_config"]
+
+#: The distillation and expert-iteration teacher: racing PIMC, at most 256 worlds, no clock.
+DEFAULT_TEACHER = "search:ms=0:sims=256:race=2"
 
 
 class TrainConfigError(ChickenFootError, ValueError):
@@ -73,12 +76,12 @@ class RunConfig(BaseModel):
     Network
         hidden: MLP widths.
         action_head: width of the action-scoring head added to the policy head
-            (:class:`agents.torch_policy.ActionScorer`); 0 (default) for the linear head alone.
+        (:class:`agents.torch_policy.ActionScorer`); 0 (default) for the linear head alone.
     Checkpoints
         checkpoint_every: updates (iterations for RLlib) between checkpoints.
     Machine
         device: where the network trains and acts: ``cpu`` (default), ``cuda``, or ``auto`` (cuda
-            when torch sees a GPU, else cpu); ``--device`` on ``train``/``eval`` overrides it.
+        when torch sees a GPU, else cpu); ``--device`` on ``train``/``eval`` overrides it.
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
@@ -185,7 +188,7 @@ class NetworkTrainerConfig(RunConfig):
 
     Warm start
         init_checkpoint: start from these weights (a checkpoint path or ``zoo:NAME``; same rules and
-            network sizes) instead of random ones; behaviour cloning is then skipped.
+        network sizes) instead of random ones; behaviour cloning is then skipped.
         bc_games: games of the heuristic agent to imitate first (0 = none); bc_epochs.
     Learning
         learning_rate (Adam's), gamma (discount of the value targets), vf_coef (value-loss weight),
@@ -265,6 +268,183 @@ class PPOConfig(NetworkTrainerConfig):
     def batch_size(self) -> int:
         """Learner decisions per rollout (about: a few stay pending until their next turn)."""
         return self.num_envs * self.rollout_steps
+
+
+class TeacherConfig(RunConfig):
+    """Fields of the two trainers that label a student's games with a search teacher (expert
+    iteration, distillation).
+
+    Teacher
+        teacher: a ``search`` spec with ``algo=pimc`` (its targets are per-action values; the
+        default is reproducible: no clock, at most ``sims`` worlds per decision, racing).
+    Games
+        opponents: the other seats' agent specs; self_play_prob: chance each seat after seat 0
+        is the student too.
+    Workers
+        workers: processes that play the games (1 = in this process); address: ``HOST:PORT`` of a
+        Ray cluster's head to play them on instead, ``workers`` Ray actors over its CPUs
+        (:class:`training.workers.WorkerPool`).
+    Evaluation
+        eval_opponents: the agents the network is evaluated against, 1 vs the rest.
+    """
+
+    teacher: str = DEFAULT_TEACHER
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
+    self_play_prob: Probability = 0.5
+    workers: PositiveInt = 2
+    address: str | None = None
+    eval_opponents: list[str] = Field(default_factory=lambda: ["heuristic"])
+
+    @field_validator("opponents", "eval_opponents")
+    @classmethod
+    def _known_agents(cls, specs: list[str]) -> list[str]:
+        return check_agent_specs(specs)
+
+    @field_validator("teacher")
+    @classmethod
+    def _pimc_teacher(cls, spec: str) -> str:
+        return check_teacher(spec)
+
+
+class ExpertConfig(TeacherConfig, NetworkTrainerConfig):
+    """Expert iteration (and :class:`TeacherConfig`'s fields: teacher, opponents, self_play_prob,
+    workers, address, eval_opponents; :class:`NetworkTrainerConfig`'s: the warm start, gamma,
+    vf_coef, max_grad_norm, eval_deal_sets, torch_threads).
+
+    Teacher
+        target_temperature: 0 = the teacher's choice, else a softmax over its action values at
+        this temperature.
+    Collection
+        iterations, games_per_iteration (the workers are spawned once per run); beta: chance a
+        student decision plays the teacher's action instead.
+    Learning
+        learning_rate, epochs over the samples per iteration, minibatch, max_samples (the newest kept).
+    Evaluation
+        eval_opponents (after each iteration, ``eval_deal_sets`` deal sets each).
+    """
+
+    target_temperature: NonNegativeFloat = 0.0
+    iterations: PositiveInt = 10
+    games_per_iteration: PositiveInt = 32
+    beta: Probability = 0.0
+    learning_rate: PositiveFloat = 1e-4
+    epochs: PositiveInt = 2
+    minibatch: PositiveInt = 512
+    max_samples: PositiveInt = 500_000
+
+
+class DistillConfig(TeacherConfig):
+    """Distillation from scratch (:class:`training.distill.DistillRun`; and :class:`TeacherConfig`'s
+    fields: teacher, opponents, self_play_prob, workers, address, eval_opponents; :class:`RunConfig`'s:
+    run_name, runs_dir, seed, rules, hidden, device, time_limit_minutes: no round starts after it).
+
+    Collection (:mod:`training.labels`)
+        behaviour: the agent that plays the labelled seats (seat 0, and each other seat with
+        ``self_play_prob``): ``heuristic`` by default, so nothing shipped is needed;
+        collect_minutes (no shard starts after that; 0 = max_shards only), max_shards,
+        shard_games, slots (games in lockstep per worker).
+    Learning (:func:`training.distill.fit`)
+        imitate (an agent spec, e.g. ``heuristic``; empty: none): first fit a network from
+        scratch to ``imitation_games`` games of its play for ``imitation_epochs`` epochs
+        (:func:`training.distill.imitate`), then to the teacher's labels from there;
+        init_checkpoint (empty: from scratch; not with imitate), temperature (0: the teacher's choice; else a
+        softmax over its values), epochs, learning_rate (annealed to 0), minibatch, vf_coef,
+        holdout (the last shards' share kept out for the agreement), torch_threads.
+    DAgger rounds (each one an iteration of the run's loop)
+        dagger_rounds: after the first fit, this many rounds in which the latest network plays the
+        labelled seats instead of ``behaviour`` (its own states, labelled by the same teacher)
+        for ``dagger_minutes`` (empty: collect_minutes; at most max_shards shards), then a
+        network is fitted again, from the same start, to every label so far. 0: none.
+    Evaluation
+        eval_deal_sets per opponent in eval_opponents, 1 vs the rest (0 = none).
+    """
+
+    behaviour: str = "heuristic"
+    collect_minutes: NonNegativeFloat = 8.0
+    max_shards: PositiveInt = 10_000
+    shard_games: PositiveInt = 8
+    slots: PositiveInt = 8
+    imitate: str = ""
+    imitation_games: PositiveInt = 1000
+    imitation_epochs: PositiveInt = 4
+    init_checkpoint: str = ""
+    temperature: NonNegativeFloat = 0.03
+    epochs: PositiveInt = 10
+    learning_rate: PositiveFloat = 1e-3
+    minibatch: PositiveInt = 256
+    vf_coef: NonNegativeFloat = 0.5
+    holdout: Probability = 0.05
+    torch_threads: PositiveInt = 2
+    dagger_rounds: NonNegativeInt = 0
+    dagger_minutes: NonNegativeFloat | None = None
+    eval_deal_sets: NonNegativeInt = 25
+
+    @field_validator("behaviour")
+    @classmethod
+    def _known_behaviour(cls, spec: str) -> str:
+        check_agent_specs([spec])
+        return spec
+
+    @field_validator("imitate")
+    @classmethod
+    def _known_imitated(cls, spec: str) -> str:
+        if spec:
+            check_agent_specs([spec])
+        return spec
+
+    @model_validator(mode="after")
+    def _one_start(self) -> DistillConfig:
+        if self.imitate and self.init_checkpoint:
+            raise ValueError(f"imitate ({self.imitate!r}) and init_checkpoint ({self.init_checkpoint!r}) "
+                             f"both choose the starting network: set one of them")
+        return self
+
+
+class RLlibConfig(RunConfig):
+    """RLlib self-play PPO settings (YAML keys are these field names, and :class:`RunConfig`'s).
+
+    Policies: ``policies`` = ``"shared"`` (one module for every seat) or ``"per_seat"``.
+    Budget: ``iterations`` (RLlib training iterations), ``time_limit_minutes`` (0 = none).
+    Scale-out: ``num_env_runners`` (Ray actors collecting games; 0 = collect in the driver),
+    ``num_envs_per_env_runner``, ``num_cpus_per_env_runner``.
+    PPO: RLlib's names (``train_batch_size`` counts env steps of all agents per iteration).
+    Network: ``hidden`` (MLP widths, tanh; shared by the policy and value heads so the module can
+    be exported to ``agents.torch_policy.ActorCritic``).
+    """
+
+    run_name: str = Field("rllib", min_length=1)
+    checkpoint_every: PositiveInt = 5
+    policies: Literal["shared", "per_seat"] = "shared"
+    iterations: PositiveInt = 20
+    num_env_runners: NonNegativeInt = 1
+    num_envs_per_env_runner: PositiveInt = 4
+    num_cpus_per_env_runner: PositiveFloat = 1.0
+    train_batch_size: PositiveInt = 4000
+    minibatch_size: PositiveInt = 500
+    num_epochs: PositiveInt = 4
+    lr: PositiveFloat = 3e-4
+    gamma: Probability = 0.99
+    lambda_: Probability = 0.95
+    clip_param: PositiveFloat = 0.2
+    entropy_coeff: NonNegativeFloat = 0.01
+    vf_loss_coeff: NonNegativeFloat = 0.5
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RLlibConfig:
+        if self.action_head:
+            raise ValueError(f"action_head {self.action_head}: RLlib's module has the linear policy head only; "
+                             f"leave action_head at 0 (the distill, PPO and expert trainers build one)")
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
+                             f"({self.train_batch_size})")
+        return self
+
+    def env_config(self) -> dict[str, Any]:
+        return {**self.rules_config.to_dict(), "reward": self.reward, "points_scale": self.points_scale}
+
+    def module_ids(self) -> list[str]:
+        n = self.rules_config.num_players
+        return ["shared"] if self.policies == "shared" else [f"player_{i}" for i in range(n)]
 
 
 def load_config(path: str | Path, cls: type[RunConfig] = PPOConfig, **overrides: Any) -> Any:

@@ -1,8 +1,10 @@
 """Distillation: fit a policy network to the throughput teacher's labels.
 
-``chickenfoot distill --config configs/distill.yaml`` (:func:`distill_run`, :class:`DistillConfig`)
-is the whole job: collect labels for ``collect_minutes`` in ``workers`` processes (resumable
-shards in the run folder), fit a network to them, save ``final.pt`` and evaluate it.
+``chickenfoot distill --config configs/distill.yaml`` (:class:`DistillRun`, its config
+:class:`training.config.DistillConfig`) is the whole job, and what ``make train`` runs: collect
+labels for ``collect_minutes`` in ``workers`` processes (resumable shards in the run folder), fit a
+network to them, save ``final.pt`` and evaluate it. It runs in the loop every trainer shares
+(:class:`training.run.TrainingRun`): Ctrl-C keeps every label and prints the command that resumes.
 
 :func:`fit` trains an :class:`agents.torch_policy.ActorCritic` (from a checkpoint, or from
 scratch) on labels collected by :mod:`training.labels`: cross-entropy to the teacher's targets
@@ -20,6 +22,7 @@ with the teacher there is what :func:`agreement` reports.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Sequence
@@ -28,35 +31,23 @@ from typing import Any
 
 import numpy as np
 import torch
-from pydantic import Field, field_validator, model_validator
 from torch import nn
 
-from agents.checkpoint import model_payload, save_checkpoint
+from agents.checkpoint import atomic_write, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import ConfigError, RulesConfig
 from cf_env.observation import SCORE_FACTOR, SCORE_SCALE
-from training.config import (
-    NonNegativeFloat,
-    NonNegativeInt,
-    PositiveFloat,
-    PositiveInt,
-    Probability,
-    RunConfig,
-    TrainConfigError,
-    check_agent_specs,
-    check_teacher,
-)
+from training.config import DistillConfig
 from training.labels import (
-    DEFAULT_TEACHER,
     collect_shards,
     collection_settings,
     imitation_labels,
     shard_paths,
     soft_targets,
 )
-from training.run import load_weights
+from training.run import StopSignals, TrainingRun, load_weights
 
-__all__ = ["DistillConfig", "PackedObs", "agreement", "distill_run", "fit", "imitate", "label_rules", "save_model",
+__all__ = ["DistillConfig", "DistillRun", "PackedObs", "agreement", "distill_run", "fit", "imitate", "label_rules", "save_model",
            "split_labels", "split_paths", "strength", "teacher_regret"]
 
 
@@ -344,151 +335,129 @@ def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: 
             "mean_points": r.mean_points}
 
 
-class DistillConfig(RunConfig):
-    """Distillation from scratch (and :class:`~training.config.RunConfig`'s fields: run_name,
-    runs_dir, seed, rules, hidden, device).
+class DistillRun(TrainingRun):
+    """Distillation as a run of :class:`training.run.TrainingRun`'s loop (the run's folder, stop
+    signals, time limit, TensorBoard, the summary): round 0 collects labels played by
+    ``behaviour`` and fits a network; each of the ``dagger_rounds`` after it collects the latest
+    network's own decisions and fits again to every label.
 
-    Collection (:mod:`training.labels`)
-        teacher: a PIMC ``search`` spec; behaviour: the agent that plays the labelled seats
-            (seat 0, and each other seat with ``self_play_prob``): ``heuristic`` by default, so
-            nothing shipped is needed; opponents: the other seats' agent specs;
-        workers (processes; with address, Ray actors on the cluster whose head is at
-            ``HOST:PORT``), collect_minutes (no shard starts after that; 0 = max_shards only),
-            max_shards, shard_games, slots (games in lockstep per worker).
-    Learning (:func:`fit`)
-        imitate (an agent spec, e.g. ``heuristic``; empty: none): first fit a network from
-            scratch to ``imitation_games`` games of its play for ``imitation_epochs`` epochs
-            (:func:`imitate`), then to the teacher's labels from there;
-        init_checkpoint (empty: from scratch; not with imitate), temperature (0: the teacher's choice; else a
-            softmax over its values), epochs, learning_rate (annealed to 0), minibatch, vf_coef,
-            holdout (the last shards' share kept out for the agreement), torch_threads.
-    DAgger rounds (:func:`distill_run`)
-        dagger_rounds: after the first fit, this many rounds in which the latest network plays the
-            labelled seats instead of ``behaviour`` (its own states, labelled by the same teacher)
-            for ``dagger_minutes`` (empty: collect_minutes; at most max_shards shards), then a
-            network is fitted again, from the same start, to every label so far. 0: none.
-    Evaluation
-        eval_deal_sets per opponent in eval_opponents, 1 vs the rest (0 = none).
-    """
+    The run folder holds ``labels/`` (played by ``behaviour``), ``labels-dagger-K/`` (played by
+    ``round-{K-1}.pt``), each round's network ``round-K.pt``, ``rounds.json`` (what each round
+    collected and fitted) and, at the end, ``final.pt`` and ``summary.json``. Every fit starts
+    from the same network (the imitation warm start, a checkpoint or scratch) and holds out the
+    same shards, the last ``holdout`` of ``labels/``, so the rounds' agreements compare.
 
-    teacher: str = DEFAULT_TEACHER
-    behaviour: str = "heuristic"
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
-    self_play_prob: Probability = 0.5
-    workers: PositiveInt = 2
-    address: str | None = None
-    collect_minutes: NonNegativeFloat = 8.0
-    max_shards: PositiveInt = 10_000
-    shard_games: PositiveInt = 8
-    slots: PositiveInt = 8
-    imitate: str = ""
-    imitation_games: PositiveInt = 1000
-    imitation_epochs: PositiveInt = 4
-    init_checkpoint: str = ""
-    temperature: NonNegativeFloat = 0.03
-    epochs: PositiveInt = 10
-    learning_rate: PositiveFloat = 1e-3
-    minibatch: PositiveInt = 256
-    vf_coef: NonNegativeFloat = 0.5
-    holdout: Probability = 0.05
-    torch_threads: PositiveInt = 2
-    dagger_rounds: NonNegativeInt = 0
-    dagger_minutes: NonNegativeFloat | None = None
-    eval_deal_sets: NonNegativeInt = 25
-    eval_opponents: list[str] = Field(default_factory=lambda: ["heuristic"])
+    Ctrl-C or SIGTERM stops at once, during a collection or a fit: every label shard written is
+    kept. ``resume`` goes on with the first round whose network is missing (a finished run: its
+    last round, collecting on and fitting again); shards are played from their own seeds and fits
+    from the run's, so with a shard budget (``collect_minutes: 0``) a resumed run ends with the
+    network an uninterrupted one would have."""
 
-    @field_validator("opponents", "eval_opponents")
-    @classmethod
-    def _known_agents(cls, specs: list[str]) -> list[str]:
-        return check_agent_specs(specs)
+    trainer = "distill"
+    budget_key = "dagger_rounds"
 
-    @field_validator("behaviour")
-    @classmethod
-    def _known_behaviour(cls, spec: str) -> str:
-        check_agent_specs([spec])
-        return spec
+    def __init__(self, cfg: DistillConfig, resume: bool = False, progress: bool = True,
+                 overwrite: bool = False) -> None:
+        super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
+        self.cfg: DistillConfig = cfg
+        torch.set_num_threads(cfg.torch_threads)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.stages = [self.run_dir / "labels"] + [self.run_dir / f"labels-dagger-{k}"
+                                                   for k in range(1, cfg.dagger_rounds + 1)]
+        self.networks = [self.run_dir / f"round-{k}.pt" for k in range(len(self.stages))]
+        self.rounds_path = self.run_dir / "rounds.json"
+        self.rounds: list[dict[str, Any]] = []
+        if resume:
+            self.iteration = next((k for k, net in enumerate(self.networks) if not net.exists()), len(self.stages) - 1)
+            if self.rounds_path.exists():
+                self.rounds = [r for r in json.loads(self.rounds_path.read_text()) if r["round"] < self.iteration]
+        self.start: ActorCritic | str | None = cfg.init_checkpoint or None
+        self.warm: dict[str, Any] = {}
+        self.model: ActorCritic | None = None
+        self.fit_stats: dict[str, Any] = {}
+        self.test_labels = 0
+        self.strengths: dict[str, dict[str, Any]] = {}
 
-    @field_validator("imitate")
-    @classmethod
-    def _known_imitated(cls, spec: str) -> str:
-        if spec:
-            check_agent_specs([spec])
-        return spec
+    # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
 
-    @model_validator(mode="after")
-    def _one_start(self) -> DistillConfig:
-        if self.imitate and self.init_checkpoint:
-            raise ValueError(f"imitate ({self.imitate!r}) and init_checkpoint ({self.init_checkpoint!r}) "
-                                   f"both choose the starting network: set one of them")
-        return self
+    def budget_spent(self) -> bool:
+        return self.iteration >= len(self.stages)
 
-    @field_validator("teacher")
-    @classmethod
-    def _pimc_teacher(cls, spec: str) -> str:
-        return check_teacher(spec)
+    def progress_total(self) -> tuple[int, str]:
+        return (int(self.cfg.time_limit_minutes * 60), "s") if self.cfg.time_limit_minutes else (len(self.stages), "round")
+
+    def begin(self, writer: Any, stop: StopSignals) -> None:
+        """The imitation warm start (redone on resume: it is seeded, and every round starts from it)."""
+        cfg = self.cfg
+        if cfg.imitate:
+            with stop.at_once():
+                self.start, warm = imitate(cfg.imitate, self.rules, cfg.imitation_games, cfg.imitation_epochs,
+                                           cfg.hidden, cfg.seed, progress=self.progress, action_head=cfg.action_head)
+            self.warm = {k: v for k, v in warm.items() if k != "history"}
+
+    def step(self, stop: StopSignals) -> dict[str, float]:
+        """Round ``k``: collect its labels, then fit a network to every label so far."""
+        cfg, k = self.cfg, self.iteration
+        behaviour = cfg.behaviour if k == 0 else str(self.networks[k - 1].resolve())
+        minutes = cfg.collect_minutes if k == 0 or cfg.dagger_minutes is None else cfg.dagger_minutes
+        settings = collection_settings(behaviour, cfg.teacher, cfg.opponents, self.rules, cfg.seed + k,
+                                       cfg.shard_games, cfg.self_play_prob, cfg.slots)
+        with stop.at_once():  # the shards written are kept; a fit is redone exactly from them
+            collected = collect_shards(self.stages[k], settings, cfg.max_shards, cfg.workers, minutes,
+                                       progress=self.progress, address=cfg.address)
+            train, test = split_labels(self.stages[1:k + 1] + self.stages[:1], cfg.holdout,
+                                       temperature=cfg.temperature)
+            init = copy.deepcopy(self.start) if isinstance(self.start, ActorCritic) else self.start
+            if isinstance(init, ActorCritic) and cfg.imitate and "test_agreement" not in self.warm:
+                self.warm["test_agreement"] = agreement(init, test)
+            model, stats = fit(train, self.rules, init=init, temperature=cfg.temperature, epochs=cfg.epochs,
+                               learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
+                               vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=self.progress,
+                               action_head=cfg.action_head)
+        save_model(model, self.rules, self.networks[k], {**stats, "imitation": self.warm, "config": cfg.to_dict(),
+                                                         "round": k})
+        self.model, self.fit_stats, self.test_labels = model, stats, len(test["ret"])
+        last = stats["history"][-1]
+        self.rounds.append({"round": k, "behaviour": behaviour, "collection": collected, "labels": len(train["ret"]),
+                            "test_agreement": last.get("test_agreement")})
+        return {"distill/labels": float(len(train["ret"])), "distill/labels_per_second": collected["labels_per_second"],
+                "distill/cross_entropy": last["cross_entropy"], "distill/value_loss": last["value_loss"],
+                **({"distill/test_agreement": last["test_agreement"]} if "test_agreement" in last else {})}
+
+    def checkpoint_due(self) -> bool:
+        return True
+
+    def save(self) -> Path:
+        """``rounds.json`` (the shards and round networks are written as they come)."""
+        atomic_write(self.rounds_path, lambda f: f.write(json.dumps(self.rounds, indent=2, default=str).encode()))
+        return self.run_dir
+
+    def evaluate_now(self) -> dict[str, float]:
+        if self.model is None or not self.cfg.eval_deal_sets:
+            return {}
+        self.strengths = {f"win_rate_vs_{opp}": strength(self.model, self.rules, opp, self.cfg.eval_deal_sets,
+                                                         self.cfg.seed) for opp in self.cfg.eval_opponents}
+        return {k: v["win_rate"] for k, v in self.strengths.items()}
+
+    def save_final(self) -> Path:
+        assert self.model is not None
+        return save_model(self.model, self.rules, self.run_dir / "final.pt",
+                          {**self.fit_stats, "imitation": self.warm, "config": self.cfg.to_dict()})
+
+    def summary(self) -> dict[str, Any]:
+        last = self.rounds[-1] if self.rounds else {}
+        return {"round": self.iteration, "labels": last.get("labels", 0), "test_labels": self.test_labels,
+                "collection": last.get("collection", {}), "imitation": self.warm, "fit": self.fit_stats,
+                "rounds": self.rounds, "eval": self.strengths}
+
+    def run(self) -> dict[str, Any]:
+        """:meth:`TrainingRun.run`, then ``summary.json`` in the run folder."""
+        summary = super().run()
+        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+        return summary
 
 
 def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict:
-    """Collect labels, fit, then ``dagger_rounds`` times collect the latest network's own
-    decisions and fit again to every label; save ``final.pt`` and evaluate it. Returns the summary
-    (also written to ``summary.json`` in the run folder).
-
-    The run folder holds ``labels/`` (played by ``behaviour``), ``labels-dagger-K/`` (played by
-    ``round-{K-1}.pt``) and each stage's network ``round-K.pt``. Every fit starts from the same
-    network (the imitation warm start, a checkpoint or scratch) and holds out the same shards, the
-    last ``holdout`` of ``labels/``, so the stages' agreements compare. ``resume`` keeps every
-    label: it collects on in the last stage that has labels (the stages before it are kept as
-    they are) and fits from there."""
-    import copy
-    import shutil
-
-    torch.set_num_threads(cfg.torch_threads)
-    folder = cfg.run_dir
-    if folder.exists() and any(folder.iterdir()) and not resume:
-        if not overwrite:
-            raise TrainConfigError(f"{folder} already holds a run: --resume continues it (its labels are kept), "
-                                   f"--overwrite deletes it first")
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    config = cfg.rules_config
-    stages = [folder / "labels"] + [folder / f"labels-dagger-{k}" for k in range(1, cfg.dagger_rounds + 1)]
-    networks = [folder / f"round-{k}.pt" for k in range(len(stages))]
-    first = max((k for k, f in enumerate(stages) if shard_paths(f)), default=0) if resume else 0
-    if first and not networks[first - 1].exists():
-        first -= 1  # the network that played the last stage is gone: its stage is fitted again
-    start: ActorCritic | str | None = cfg.init_checkpoint or None
-    warm: dict[str, Any] = {}
-    if cfg.imitate:
-        start, warm = imitate(cfg.imitate, config, cfg.imitation_games, cfg.imitation_epochs, cfg.hidden, cfg.seed,
-                              progress=progress, action_head=cfg.action_head)
-        warm = {k: v for k, v in warm.items() if k != "history"}
-    rounds: list[dict[str, Any]] = []
-    model: ActorCritic | None = None
-    stats: dict[str, Any] = {}
-    for k in range(first, len(stages)):
-        behaviour = cfg.behaviour if k == 0 else str(networks[k - 1].resolve())
-        minutes = cfg.collect_minutes if k == 0 or cfg.dagger_minutes is None else cfg.dagger_minutes
-        settings = collection_settings(behaviour, cfg.teacher, cfg.opponents, config, cfg.seed + k, cfg.shard_games,
-                                       cfg.self_play_prob, cfg.slots)
-        collected = collect_shards(stages[k], settings, cfg.max_shards, cfg.workers, minutes, progress=progress,
-                                   address=cfg.address)
-        train, test = split_labels(stages[1:k + 1] + stages[:1], cfg.holdout, temperature=cfg.temperature)
-        init = copy.deepcopy(start) if isinstance(start, ActorCritic) else start
-        if isinstance(init, ActorCritic) and cfg.imitate and "test_agreement" not in warm:
-            warm["test_agreement"] = agreement(init, test)
-        model, stats = fit(train, config, init=init, temperature=cfg.temperature, epochs=cfg.epochs,
-                           learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
-                           vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=progress,
-                           action_head=cfg.action_head)
-        save_model(model, config, networks[k], {**stats, "imitation": warm, "config": cfg.to_dict(), "round": k})
-        rounds.append({"round": k, "behaviour": behaviour, "collection": collected, "labels": len(train["ret"]),
-                       "test_agreement": stats["history"][-1].get("test_agreement")})
-    assert model is not None
-    final = save_model(model, config, folder / "final.pt", {**stats, "imitation": warm, "config": cfg.to_dict()})
-    evaluation = {f"win_rate_vs_{opp}": strength(model, config, opp, cfg.eval_deal_sets, cfg.seed)
-                  for opp in cfg.eval_opponents} if cfg.eval_deal_sets else {}
-    summary = {"final": str(final), "labels": rounds[-1]["labels"], "test_labels": len(test["ret"]),
-               "collection": rounds[-1]["collection"], "imitation": warm, "fit": stats, "rounds": rounds,
-               "eval": evaluation}
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-    return summary
+    """Run distillation with ``cfg`` (:class:`DistillRun`); returns the summary (also written to
+    ``summary.json`` in the run folder)."""
+    return DistillRun(cfg, resume=resume, progress=progress, overwrite=overwrite).run()

@@ -29,12 +29,13 @@ Usage: ``chickenfoot expert --config configs/expert-4p.yaml``.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from pydantic import Field, field_validator
 from torch import nn
 
 from agents import load
@@ -42,67 +43,13 @@ from agents.base import needs_history
 from agents.checkpoint import CheckpointError, atomic_write
 from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import RulesConfig, raw_env
-from training.config import (
-    NetworkTrainerConfig,
-    NonNegativeFloat,
-    PositiveFloat,
-    PositiveInt,
-    Probability,
-    check_agent_specs,
-    check_teacher,
-)
+from training.config import ExpertConfig
 from training.evaluate import warm_up, win_rates
-from training.labels import DEFAULT_TEACHER, collect_labels, collect_labels_env, soft_targets
-from training.run import StopSignals, TrainingRun
+from training.labels import collect_labels, collect_labels_env, soft_targets
+from training.run import NetworkRun, StopSignals
 from training.workers import WorkerPool, worker_state
 
 __all__ = ["ExpertConfig", "ExpertTrainer", "expert_iteration"]
-
-
-class ExpertConfig(NetworkTrainerConfig):
-    """Expert iteration (and :class:`~training.config.NetworkTrainerConfig`'s fields: the warm
-    start, gamma, vf_coef, max_grad_norm, eval_deal_sets, torch_threads).
-
-    Teacher
-        teacher: a ``search`` spec with ``algo=pimc`` (the default is reproducible: no clock, at
-        most ``sims`` worlds per decision, racing); target_temperature: 0 = the teacher's
-        choice, else a softmax over its action values at this temperature.
-    Collection
-        iterations, games_per_iteration, workers (processes that play the games, spawned once per
-        run; 1 = in this process); address: ``HOST:PORT`` of a Ray cluster's head to play them on
-        instead, ``workers`` Ray actors over its CPUs (:class:`training.workers.WorkerPool`);
-        self_play_prob: chance each seat after seat 0 is the student too; opponents: the other
-        seats' agent specs; beta: chance a student decision plays the teacher's action instead.
-    Learning
-        learning_rate, epochs over the samples per iteration, minibatch, max_samples (the newest kept).
-    Evaluation
-        eval_opponents (after each iteration, ``eval_deal_sets`` deal sets each).
-    """
-
-    teacher: str = DEFAULT_TEACHER
-    target_temperature: NonNegativeFloat = 0.0
-    iterations: PositiveInt = 10
-    games_per_iteration: PositiveInt = 32
-    workers: PositiveInt = 2
-    address: str | None = None
-    self_play_prob: Probability = 0.5
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic"], min_length=1)
-    beta: Probability = 0.0
-    learning_rate: PositiveFloat = 1e-4
-    epochs: PositiveInt = 2
-    minibatch: PositiveInt = 512
-    max_samples: PositiveInt = 500_000
-    eval_opponents: list[str] = Field(default_factory=lambda: ["heuristic"])
-
-    @field_validator("opponents", "eval_opponents")
-    @classmethod
-    def _known_agents(cls, specs: list[str]) -> list[str]:
-        return check_agent_specs(specs)
-
-    @field_validator("teacher")
-    @classmethod
-    def _pimc_teacher(cls, spec: str) -> str:
-        return check_teacher(spec)
 
 
 # ------------------------------------------------------------------------------ collection (workers)
@@ -156,12 +103,12 @@ def _collect_one_by_one(student: TorchAgent, seeds: list[int], cfg: dict) -> dic
 
 # ------------------------------------------------------------------------------ the trainer
 
-class ExpertTrainer(TrainingRun):
+class ExpertTrainer(NetworkRun):
     """Expert iteration (see the module docstring). The run's life (folder, seeding, network,
-    checkpoints, resume, warm start, stop signals) is :class:`training.run.TrainingRun`'s; this
-    class adds the samples (kept in ``samples.npz`` beside the checkpoint), the collection in a
-    :class:`~training.run.WorkerPool`, the fit to the teacher's targets (:meth:`learn`) and the
-    loop (:meth:`run`)."""
+    checkpoints, resume, warm start, stop signals, the loop) is :class:`training.run.NetworkRun`'s;
+    this class adds the samples (kept in ``samples.npz`` beside the checkpoint), the collection in a
+    :class:`~training.workers.WorkerPool`, the fit to the teacher's targets (:meth:`learn`) and
+    the steps of the loop (:meth:`step`: one iteration)."""
 
     trainer = "expert"
 
@@ -169,8 +116,8 @@ class ExpertTrainer(TrainingRun):
         super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
         self.cfg: ExpertConfig = cfg
         self.samples_path = self.run_dir / "samples.npz"
-        self.iteration = 0
         self.games = 0
+        self.pool: WorkerPool | None = None  # while the loop runs
         self.history: list[dict[str, float]] = []  # every iteration's statistics, across resumes
         a = self.rules.num_actions
         self.data = {"obs": np.zeros((0, self.encoder.size), np.float32), "mask": np.zeros((0, a), bool),
@@ -186,10 +133,6 @@ class ExpertTrainer(TrainingRun):
     def train_step(self) -> int:
         return self.env_steps
 
-    @property
-    def started(self) -> bool:
-        return self.iteration > 0
-
     def trainer_state(self) -> dict[str, Any]:
         return {"iteration": self.iteration, "games": self.games, "history": self.history}
 
@@ -204,11 +147,6 @@ class ExpertTrainer(TrainingRun):
                                           f"values were kept (targets only); start a new run (another --run-name, "
                                           f"or --overwrite)")
                 self.data = {k: stored[k] for k in self.data}
-
-    def save(self) -> Path:
-        """The samples, then the resumable checkpoint (both atomically)."""
-        atomic_write(self.samples_path, lambda f: np.savez(f, **self.data))  # type: ignore[arg-type]  # numpy's stub
-        return super().save()
 
     # -------------------------------------------------------------- learning
 
@@ -247,77 +185,92 @@ class ExpertTrainer(TrainingRun):
         return win_rates(TorchAgent(self.model, self.rules, name="policy", device=self.device), self.rules,
                          opponents, self.cfg.eval_deal_sets)
 
-    # -------------------------------------------------------------- the loop
+    # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
 
-    def run(self) -> dict[str, Any]:
+    def budget_spent(self) -> bool:
+        return self.iteration >= self.cfg.iterations
+
+    @property
+    def eval_every(self) -> int:
+        return 1  # after every iteration: each network of the run is measured
+
+    @property
+    def final_eval(self) -> bool:
+        return False  # the last iteration's evaluation is the final one
+
+    def checkpoint_due(self) -> bool:
+        return True  # an iteration is minutes of search: each one is kept
+
+    def begin(self, writer: Any, stop: StopSignals) -> None:
+        self.warm_start()
+        self.model.eval()
+
+    @contextmanager
+    def workers(self) -> Iterator[WorkerPool]:
+        cfg = self.cfg
+        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden), cfg.action_head)
+        with WorkerPool(cfg.workers, collector_state, init_args, address=cfg.address) as pool:
+            self.pool = pool
+            try:
+                yield pool
+            finally:
+                self.pool = None
+
+    def step(self, stop: StopSignals) -> dict[str, float]:
+        """One iteration: the student's games with the teacher's labels, then the fit to every sample."""
         from tqdm.auto import tqdm
 
         cfg = self.cfg
-        writer = self.open_writer()
-        self.warm_start()
-        self.model.eval()
+        assert self.pool is not None
+        t0 = time.time()
         collect_cfg = {"self_play_prob": cfg.self_play_prob, "beta": cfg.beta, "gamma": cfg.gamma}
-        stop_reason = "iterations"
-        start_time = time.time() - self.train_seconds
-        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden), cfg.action_head)
-        with StopSignals() as stop, WorkerPool(cfg.workers, collector_state, init_args,
-                                                             address=cfg.address) as pool:
-            while self.iteration < cfg.iterations:
-                if stop.received:
-                    stop_reason = f"interrupted ({stop.received})"
-                    break
-                if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
-                    stop_reason = "time_limit_minutes"
-                    break
-                t0 = time.time()
-                weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
-                seeds = [int(s) for s in self.rng.integers(2**63, size=cfg.games_per_iteration)]
-                size = max(2, len(seeds) // (2 * cfg.workers))  # lockstep games per task; two tasks a worker keep them even
-                chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
-                with tqdm(total=len(seeds), desc=f"iteration {self.iteration + 1} games", unit="game",
-                          disable=not self.progress, leave=False) as bar:
-                    fresh = []  # in submission order: reproducible; a dead worker's chunk runs again elsewhere
-                    for done in pool.imap(collect_games, ((weights, chunk, collect_cfg) for chunk in chunks)):
-                        fresh.append(done)
-                        bar.update(len(done["games"]))
-                collect_seconds = time.time() - t0
-                new = {k: np.concatenate([f[k] for f in fresh]) for k in self.data}
-                self.data = {k: np.concatenate([self.data[k], new[k]])[-cfg.max_samples:] for k in self.data}
-                teacher_decisions = sum(f["teacher_decisions"] for f in fresh)
-                stats = self.learn()
-                self.iteration += 1
-                self.games += len(seeds)
-                self.env_steps += sum(f["decisions"] for f in fresh)
-                self.train_seconds = time.time() - start_time
-                stats.update({
-                    "agreement": sum(f["agree"] for f in fresh) / max(teacher_decisions, 1),
-                    "teacher_decisions": float(teacher_decisions),
-                    "teacher_decisions_per_second": teacher_decisions / max(collect_seconds, 1e-9),
-                    "teacher_ms_per_decision": 1000 * sum(f["teacher_seconds"] for f in fresh) / max(teacher_decisions, 1),
-                    "iteration_seconds": time.time() - t0,
-                })
-                self.last_eval = self.evaluate_now()
-                stats.update(self.last_eval)
-                for k, v in stats.items():
-                    writer.add_scalar(f"expert/{k}", v, self.iteration)
-                self.history.append({"iteration": self.iteration, **stats})
-                self.save()
-                self.save_weights(self.run_dir / "pool" / f"iteration_{self.iteration:03d}.pt")
-                if self.progress:
-                    shown = {k: round(v, 3) for k, v in stats.items() if k in (
-                        "agreement", "cross_entropy", "teacher_decisions_per_second", "samples") or k.startswith("win")}
-                    tqdm.write(f"iteration {self.iteration}: {shown}")
-            if stop.received:  # also when it came during the last iteration
-                stop_reason = f"interrupted ({stop.received})"
-                self.save()
-        final = self.run_dir / "final.pt"
-        if not stop.received:  # an interrupted run keeps its checkpoint and writes no final.pt
-            self.save_weights(final)
-        writer.close()
-        return {"checkpoint": str(self.ckpt_path), "final": None if stop.received else str(final),
-                "iterations": self.iteration, "games": self.games, "samples": int(len(self.data["ret"])),
-                "env_steps": self.env_steps, "train_seconds": self.train_seconds, "stop_reason": stop_reason,
-                "signal": stop.received, "eval": self.last_eval, "history": self.history}
+        weights = {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()}
+        seeds = [int(s) for s in self.rng.integers(2**63, size=cfg.games_per_iteration)]
+        size = max(2, len(seeds) // (2 * cfg.workers))  # lockstep games per task; two tasks a worker keep them even
+        chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
+        with tqdm(total=len(seeds), desc=f"iteration {self.iteration + 1} games", unit="game",
+                  disable=not self.progress, leave=False) as bar:
+            fresh = []  # in submission order: reproducible; a dead worker's chunk runs again elsewhere
+            for done in self.pool.imap(collect_games, ((weights, chunk, collect_cfg) for chunk in chunks)):
+                fresh.append(done)
+                bar.update(len(done["games"]))
+        collect_seconds = time.time() - t0
+        new = {k: np.concatenate([f[k] for f in fresh]) for k in self.data}
+        self.data = {k: np.concatenate([self.data[k], new[k]])[-cfg.max_samples:] for k in self.data}
+        teacher_decisions = sum(f["teacher_decisions"] for f in fresh)
+        stats = self.learn()
+        self.games += len(seeds)
+        self.env_steps += sum(f["decisions"] for f in fresh)
+        stats.update({
+            "agreement": sum(f["agree"] for f in fresh) / max(teacher_decisions, 1),
+            "teacher_decisions": float(teacher_decisions),
+            "teacher_decisions_per_second": teacher_decisions / max(collect_seconds, 1e-9),
+            "teacher_ms_per_decision": 1000 * sum(f["teacher_seconds"] for f in fresh) / max(teacher_decisions, 1),
+            "iteration_seconds": time.time() - t0,
+        })
+        return {f"expert/{k}": v for k, v in stats.items()}
+
+    def record(self, stats: dict[str, float]) -> None:
+        """The iteration's statistics (its evaluation included) join the run's history; its network
+        is kept in ``pool/``."""
+        from tqdm.auto import tqdm
+
+        row = {k.split("/", 1)[1]: v for k, v in stats.items()}
+        self.history.append({"iteration": self.iteration, **row})
+        self.save_weights(self.run_dir / "pool" / f"iteration_{self.iteration:03d}.pt")
+        if self.progress:
+            shown = {k: round(v, 3) for k, v in row.items() if k in (
+                "agreement", "cross_entropy", "teacher_decisions_per_second", "samples") or k.startswith("win")}
+            tqdm.write(f"iteration {self.iteration}: {shown}")
+
+    def save(self) -> Path:
+        """The samples, then the resumable checkpoint (both atomically)."""
+        atomic_write(self.samples_path, lambda f: np.savez(f, **self.data))  # type: ignore[arg-type]  # numpy's stub
+        return super().save()
+
+    def summary(self) -> dict[str, Any]:
+        return {"iterations": self.iteration, "games": self.games, "samples": int(len(self.data["ret"])),
+                "history": self.history}
 
 
 def expert_iteration(cfg: ExpertConfig, resume: bool = False, progress: bool = True,

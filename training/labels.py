@@ -46,11 +46,11 @@ from agents.checkpoint import atomic_write
 from cf_env import ConfigError, ObservationEncoder, RulesConfig, raw_env
 from cf_env.vector import VectorGame
 from training.bc import discount_per_seat
+from training.config import DEFAULT_TEACHER
 
 __all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_labels_env", "collect_shards", "collection_settings",
            "imitation_labels", "load_labels", "shard_paths", "soft_targets"]
 
-DEFAULT_TEACHER = "search:ms=0:sims=256:race=2"
 LABEL_KEYS = ("obs", "mask", "q", "worlds", "choice", "ret", "agree")
 RETIRED = -1  #: a slot whose games are all played: the heuristic moves it on, unlabelled
 

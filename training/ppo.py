@@ -3,7 +3,7 @@
 Reads top to bottom like CleanRL's ``ppo.py`` (plus masking and turn-based credit): the
 :class:`Trainer` builds everything in ``__init__`` (seeding, the model and optimiser, the
 opponent pool, the collector of its backend, the transition buffer; a checkpoint to resume), and
-:meth:`Trainer.run` is the loop:
+:meth:`Trainer.run` (:class:`training.run.TrainingRun`'s loop, the same for every trainer) runs it:
 
 1. a TensorBoard writer with the config as a table;
 2. the warm start: ``init_checkpoint`` weights, or behaviour cloning of the heuristic
@@ -30,25 +30,25 @@ from training.collectors import AecCollector, VectorCollector
 from training.config import PPOConfig
 from training.evaluate import win_rates
 from training.pool import OpponentPool
-from training.run import RunExistsError, StopSignals, TrainingRun
+from training.run import NetworkRun, RunExistsError, StopSignals
 from training.trajectories import Trajectories
 
 __all__ = ["RunExistsError", "Trainer", "Trajectories", "train"]
 
 
-class Trainer(TrainingRun):
+class Trainer(NetworkRun):
     """Self-play PPO (see the module docstring). The run's life (folder, seeding, network,
-    checkpoints, resume, warm start, stop signals) is :class:`training.run.TrainingRun`'s; this
+    checkpoints, resume, warm start, stop signals, the loop) is :class:`training.run.NetworkRun`'s; this
     class adds the opponent pool, the collector of its backend, the transition buffer, the PPO
-    update (:meth:`learn`) and the loop (:meth:`run`)."""
+    update (:meth:`learn`) and the steps of the loop (:meth:`step`: one update)."""
 
     trainer = "ppo"
+    budget_key = "total_steps"
 
     def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
         super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
         self.cfg: PPOConfig = cfg
         self.global_step = 0  # learner decisions trained on
-        self.update = 0
         # --- opponents, games and the learner's transitions
         self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
         if resume:
@@ -65,15 +65,16 @@ class Trainer(TrainingRun):
         return self.global_step
 
     @property
-    def started(self) -> bool:
-        return self.update > 0
+    def update(self) -> int:
+        """PPO updates done (the loop's iterations)."""
+        return self.iteration
 
     def trainer_state(self) -> dict[str, Any]:
         return {"update": self.update, "pool": self.pool.specs}
 
     def load_trainer_state(self, state: dict[str, Any]) -> None:
         self.global_step = int(state["train_step"])
-        self.update = int(state["update"])
+        self.iteration = int(state["update"])
         self.pool.specs = list(state["pool"])
 
     # -------------------------------------------------------------- acting
@@ -157,90 +158,68 @@ class Trainer(TrainingRun):
         if self.pool.add_snapshot(str(path)) is not None:
             self.collector.forget_unseated()
 
-    # -------------------------------------------------------------- the loop
+    # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
 
-    def run(self) -> dict[str, Any]:
-        from tqdm.auto import tqdm
+    def budget_spent(self) -> bool:
+        return self.global_step >= self.cfg.total_steps
 
-        cfg = self.cfg
-        writer = self.open_writer()
+    @property
+    def eval_every(self) -> int:
+        return self.cfg.eval_every
+
+    @property
+    def log_step(self) -> int:
+        return self.global_step
+
+    def begin(self, writer: Any, stop: StopSignals) -> None:
         for k, v in self.warm_start().items():  # behaviour cloning's statistics, when it ran
             writer.add_scalar(f"losses/{k}", v, 0)
         self.collector.start()
-        # the bar counts learner steps, or training seconds when the time limit will stop the run first
-        by_time = bool(cfg.time_limit_minutes)
-        bar_total = int(cfg.time_limit_minutes * 60) if by_time else cfg.total_steps
+        self._since = (time.time(), self.global_step, self.env_steps)  # this process's throughput counts from here
 
-        def bar_position() -> int:
-            return min(int(self.train_seconds) if by_time else self.global_step, bar_total)
+    def step(self, stop: StopSignals) -> dict[str, float]:
+        """One update: a rollout of every game in lockstep, then the PPO epochs."""
+        cfg = self.cfg
+        if cfg.anneal_lr:
+            self.optimizer.param_groups[0]["lr"] = (1.0 - self.global_step / cfg.total_steps) * cfg.learning_rate
+        learner_steps, env_steps = self.collector.collect(self._policy, self.buffer, cfg.rollout_steps)
+        self.global_step += learner_steps
+        self.env_steps += env_steps
+        stats = {f"losses/{k}": v for k, v in self.learn().items()}
+        sps, env_sps = self._throughput()
+        stats |= {"charts/learning_rate": self.optimizer.param_groups[0]["lr"],
+                  "charts/learner_steps_per_second": sps, "charts/env_steps_per_second": env_sps}
+        wins, points = self.collector.episode_wins, self.collector.episode_points
+        if wins:
+            stats |= {"charts/win_rate_vs_pool": float(np.mean(wins[-200:])),
+                      "charts/points_vs_pool": float(np.mean(points[-200:]))}
+        return stats
 
-        bar = tqdm(total=bar_total, initial=bar_position(),
-                   desc="train", unit="s" if by_time else "step", disable=not self.progress, dynamic_ncols=True,
-                   mininterval=1.0)  # at most one redraw a second: updates come several times a second
-        start_time = time.time() - self.train_seconds
-        steps_at_start, env_steps_at_start = self.global_step, self.env_steps
-        run_start = time.time()
-        stop_reason = "total_steps"
-        with StopSignals() as stop:
-            while self.global_step < cfg.total_steps:
-                if stop.received:
-                    stop_reason = f"interrupted ({stop.received})"
-                    break
-                if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
-                    stop_reason = "time_limit_minutes"
-                    break
-                frac = 1.0 - self.global_step / cfg.total_steps
-                if cfg.anneal_lr:
-                    self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
-                learner_steps, env_steps = self.collector.collect(self._policy, self.buffer, cfg.rollout_steps)
-                self.global_step += learner_steps
-                self.env_steps += env_steps
-                stats = self.learn()
-                self.update += 1
-                self.train_seconds = time.time() - start_time
-                elapsed = max(time.time() - run_start, 1e-9)
-                sps = (self.global_step - steps_at_start) / elapsed
-                env_sps = (self.env_steps - env_steps_at_start) / elapsed
-                for k, v in stats.items():
-                    writer.add_scalar(f"losses/{k}", v, self.global_step)
-                writer.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], self.global_step)
-                writer.add_scalar("charts/learner_steps_per_second", sps, self.global_step)
-                writer.add_scalar("charts/env_steps_per_second", env_sps, self.global_step)
-                wins, points = self.collector.episode_wins, self.collector.episode_points
-                if wins:
-                    writer.add_scalar("charts/win_rate_vs_pool", float(np.mean(wins[-200:])), self.global_step)
-                    writer.add_scalar("charts/points_vs_pool", float(np.mean(points[-200:])), self.global_step)
-                if self.update % cfg.snapshot_every == 0:
-                    self.snapshot()
-                if cfg.eval_every and self.update % cfg.eval_every == 0:
-                    self.last_eval = self.evaluate_now()
-                    for k, v in self.last_eval.items():
-                        writer.add_scalar(f"eval/{k}", v, self.global_step)
-                if self.update % cfg.checkpoint_every == 0:
-                    self.save()
-                latest = {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
-                bar.set_postfix({"steps": self.global_step, "env_sps": f"{env_sps:.0f}", **latest}, refresh=False)
-                bar.update(bar_position() - bar.n)  # redraws only when mininterval has passed
-            bar.close()
-            if not stop.received:  # an interrupted run saves at once: no final evaluation, no final.pt
-                self.last_eval = self.evaluate_now()
-                for k, v in self.last_eval.items():
-                    writer.add_scalar(f"eval/{k}", v, self.global_step)
-            path = self.save()
-        if stop.received:  # also when it came during the final evaluation
-            stop_reason = f"interrupted ({stop.received})"
-        final = self.run_dir / "final.pt"
-        if not stop.received:
-            self.save_weights(final)
-        writer.close()
-        elapsed = max(time.time() - run_start, 1e-9)
-        return {
-            "checkpoint": str(path), "final": None if stop.received else str(final), "learner_steps": self.global_step,
-            "env_steps": self.env_steps, "updates": self.update, "train_seconds": self.train_seconds,
-            "env_steps_per_second": (self.env_steps - env_steps_at_start) / elapsed,
-            "learner_steps_per_second": (self.global_step - steps_at_start) / elapsed,
-            "stop_reason": stop_reason, "signal": stop.received, "eval": self.last_eval,
-        }
+    def record(self, stats: dict[str, float]) -> None:
+        if self.update % self.cfg.snapshot_every == 0:
+            self.snapshot()
+
+    def _throughput(self) -> tuple[float, float]:
+        """Learner and env steps per second in this process."""
+        t0, steps, env_steps = self._since
+        elapsed = max(time.time() - t0, 1e-9)
+        return (self.global_step - steps) / elapsed, (self.env_steps - env_steps) / elapsed
+
+    def progress_total(self) -> tuple[int, str]:
+        # learner steps, or training seconds when the time limit will stop the run first
+        return super().progress_total() if self.cfg.time_limit_minutes else (self.cfg.total_steps, "step")
+
+    def progress_position(self) -> int:
+        return super().progress_position() if self.cfg.time_limit_minutes else self.global_step
+
+    def postfix(self, stats: dict[str, float]) -> dict[str, Any]:
+        return {"steps": self.global_step, "env_sps": f"{stats['charts/env_steps_per_second']:.0f}",
+                **super().postfix(stats)}
+
+    def summary(self) -> dict[str, Any]:
+        sps, env_sps = self._throughput()
+        return {"learner_steps": self.global_step, "updates": self.update, "env_steps_per_second": env_sps,
+                "learner_steps_per_second": sps}
 
 
 def train(cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict[str, Any]:

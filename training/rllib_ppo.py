@@ -19,69 +19,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field, model_validator
-
-from training.config import (
-    NonNegativeFloat,
-    NonNegativeInt,
-    PositiveFloat,
-    PositiveInt,
-    Probability,
-    RunConfig,
-    TrainConfigError,
-)
+from training.config import RLlibConfig, TrainConfigError
 from training.workers import ClusterConnectError, join_cluster
 
 __all__ = ["ClusterConnectError", "RLlibConfig", "build_algorithm", "export_module", "train"]
-
-
-class RLlibConfig(RunConfig):
-    """RLlib self-play PPO settings (YAML keys are these field names, and :class:`RunConfig`'s).
-
-    Policies: ``policies`` = ``"shared"`` (one module for every seat) or ``"per_seat"``.
-    Budget: ``iterations`` (RLlib training iterations), ``time_limit_minutes`` (0 = none).
-    Scale-out: ``num_env_runners`` (Ray actors collecting games; 0 = collect in the driver),
-    ``num_envs_per_env_runner``, ``num_cpus_per_env_runner``.
-    PPO: RLlib's names (``train_batch_size`` counts env steps of all agents per iteration).
-    Network: ``hidden`` (MLP widths, tanh; shared by the policy and value heads so the module can
-    be exported to ``agents.torch_policy.ActorCritic``).
-    """
-
-    run_name: str = Field("rllib", min_length=1)
-    checkpoint_every: PositiveInt = 5
-    policies: Literal["shared", "per_seat"] = "shared"
-    iterations: PositiveInt = 20
-    num_env_runners: NonNegativeInt = 1
-    num_envs_per_env_runner: PositiveInt = 4
-    num_cpus_per_env_runner: PositiveFloat = 1.0
-    train_batch_size: PositiveInt = 4000
-    minibatch_size: PositiveInt = 500
-    num_epochs: PositiveInt = 4
-    lr: PositiveFloat = 3e-4
-    gamma: Probability = 0.99
-    lambda_: Probability = 0.95
-    clip_param: PositiveFloat = 0.2
-    entropy_coeff: NonNegativeFloat = 0.01
-    vf_loss_coeff: NonNegativeFloat = 0.5
-
-    @model_validator(mode="after")
-    def _consistent(self) -> RLlibConfig:
-        if self.action_head:
-            raise ValueError(f"action_head {self.action_head}: RLlib's module has the linear policy head only; "
-                             f"leave action_head at 0 (the distill, PPO and expert trainers build one)")
-        if self.minibatch_size > self.train_batch_size:
-            raise ValueError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
-                             f"({self.train_batch_size})")
-        return self
-
-    def env_config(self) -> dict[str, Any]:
-        return {**self.rules_config.to_dict(), "reward": self.reward, "points_scale": self.points_scale}
-
-    def module_ids(self) -> list[str]:
-        n = self.rules_config.num_players
-        return ["shared"] if self.policies == "shared" else [f"player_{i}" for i in range(n)]
 
 
 def build_algorithm(cfg: RLlibConfig):

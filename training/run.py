@@ -1,25 +1,31 @@
 """The life of a training run, written once for every trainer (as Stable-Baselines3's
-``BaseAlgorithm`` holds ``learn``/``save``/``load`` for each of its algorithms).
+``BaseAlgorithm.learn`` runs each of its algorithms).
 
-:class:`TrainingRun` is the base of :class:`training.ppo.Trainer` and
-:class:`training.expert.ExpertTrainer`. It owns what every run does the same way:
+:class:`TrainingRun` is the base of all three trainers: :class:`training.ppo.Trainer`,
+:class:`training.expert.ExpertTrainer` and :class:`training.distill.DistillRun`. It owns the loop
+(:meth:`TrainingRun.run`) and what every run does the same way:
 
 * **the folder**: ``runs_dir/run_name``; a new run never lands in a folder that holds another
   (:func:`claim_run_dir`: refuse, or clear it on ``overwrite``);
-* **seeding**: one numpy generator and one torch generator from ``seed``, torch's global seed and
-  its thread count;
-* **the network and its optimiser** on the configured device;
-* **checkpoints**: ``checkpoint.pt`` (weights, optimiser, the trainer's state and every
-  generator's state: resumable) and weights-only payloads for snapshots and ``final.pt``;
-* **resuming**: the checkpoint must come from the same trainer, rules and network, and a mismatch
-  names each difference;
-* **the warm start**: ``init_checkpoint`` weights, or behaviour cloning of the heuristic;
-* **stop signals**: Ctrl-C or SIGTERM stops after the current update or iteration, with a
-  checkpoint (:class:`StopSignals`; the command line then prints the command that resumes);
-* **TensorBoard**: a writer with the config as a table.
+* **the loop**: iterations until the trainer's budget is spent or ``time_limit_minutes`` of
+  training time have passed; evaluation every ``eval_every`` iterations and at the end;
+  checkpoints; TensorBoard scalars; a progress bar; the summary;
+* **stop signals**: Ctrl-C or SIGTERM stops after the current iteration, with a checkpoint
+  (:class:`StopSignals`); a step that a trainer marks :meth:`StopSignals.at_once` (a collection, a
+  fit: work it can redo exactly) stops in the middle. The command line then prints the command
+  that resumes the run and exits 130 or 143.
 
-A trainer adds what it collects and how it learns: its ``run`` loop, :meth:`TrainingRun.trainer_state`
-/ :meth:`TrainingRun.load_trainer_state` for its own counters, and its ``train_step``.
+A trainer supplies its steps: :meth:`TrainingRun.step` (one iteration: PPO's collect and update,
+expert iteration's games and fit, distillation's DAgger round: collect shards, fit),
+:meth:`TrainingRun.budget_spent`, and optionally :meth:`TrainingRun.begin`,
+:meth:`TrainingRun.workers`, :meth:`TrainingRun.evaluate_now`, :meth:`TrainingRun.save`,
+:meth:`TrainingRun.save_final` and :meth:`TrainingRun.summary`.
+
+:class:`NetworkRun` adds what the two trainers that fit one network in place share: seeding (one
+numpy and one torch generator from ``seed``), the network and its optimiser on the configured
+device, ``checkpoint.pt`` (weights, optimiser, the trainer's counters and every generator's
+state) with resuming from it (same trainer, rules and network, or each difference is named), and
+the warm start (``init_checkpoint`` or behaviour cloning of the heuristic).
 
 :class:`training.workers.WorkerPool` is the one pool of worker processes the trainers and the
 evaluation use.
@@ -32,6 +38,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +49,9 @@ import torch
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, resolve_device
 from cf_env import ObservationEncoder, RulesConfig
-from training.config import NetworkTrainerConfig, TrainConfigError
+from training.config import NetworkTrainerConfig, RunConfig, TrainConfigError
 
-__all__ = ["RunCompleteError", "RunExistsError", "StopSignals", "TrainingRun", "claim_run_dir", "jsonable", "load_weights"]
+__all__ = ["NetworkRun", "RunCompleteError", "RunExistsError", "StopSignals", "TrainingRun", "claim_run_dir", "jsonable", "load_weights"]
 
 
 class RunExistsError(TrainConfigError):
@@ -117,12 +125,16 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
 
 
 class StopSignals:
-    """Ctrl-C (SIGINT) or SIGTERM asks the loop to stop after the current update and checkpoint;
-    a second one stops at once. Installed only in the main thread (signals reach no other). Use
-    as a context manager: the previous handlers come back on exit."""
+    """Ctrl-C (SIGINT) or SIGTERM asks the loop to stop after the current iteration and
+    checkpoint; a second one stops at once. Inside :meth:`at_once` the first one already stops at
+    once (a :class:`KeyboardInterrupt` that :meth:`TrainingRun.run` catches): for steps whose work
+    is kept as it goes or redone exactly on resume. Installed only in the main thread (signals
+    reach no other). Use as a context manager: the previous handlers come back on exit."""
 
     def __init__(self) -> None:
         self.received: str | None = None
+        self.cut_short = False  #: a signal stopped a step in the middle (inside at_once)
+        self._urgent = False
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopSignals:
@@ -136,30 +148,214 @@ class StopSignals:
             signal.signal(sig, handler)
         self._previous = {}
 
+    @contextmanager
+    def at_once(self) -> Iterator[None]:
+        """Within this block a stop signal interrupts the work at once."""
+        if self.received:  # it came before the block: do not start it
+            self.cut_short = True
+            raise KeyboardInterrupt
+        self._urgent = True
+        try:
+            yield
+        finally:
+            self._urgent = False
+
     def _handle(self, signum: int, frame: Any) -> None:
         if self.received:  # the second signal: give up on a clean stop
             self.__exit__()
             raise KeyboardInterrupt
         self.received = signal.Signals(signum).name
+        if self._urgent:
+            print(f"\n{self.received}: stopping now; what was kept so far stays for --resume", file=sys.stderr,
+                  flush=True)
+            self.cut_short = True
+            raise KeyboardInterrupt
         print(f"\n{self.received}: stopping after this step of the run and writing a checkpoint "
               f"(send it again to stop at once)", file=sys.stderr, flush=True)
 
 
 class TrainingRun:
-    """The run's life (see the module docstring); subclasses set ``trainer`` (the name stored in
-    their checkpoints) and implement ``run``, ``train_step``, ``trainer_state`` and
-    ``load_trainer_state``."""
+    """The run's life and its loop (see the module docstring). A subclass sets ``trainer`` (its
+    name, stored in checkpoints) and ``budget_key`` (the config field that bounds the run, named
+    as the stop reason when it is spent) and implements :meth:`step` and :meth:`budget_spent`."""
 
-    trainer = ""  #: the trainer's name in its checkpoints ("ppo", "expert")
+    trainer = ""  #: the trainer's name ("ppo", "expert", "distill")
+    budget_key = "iterations"  #: the config field that bounds the run
 
-    def __init__(self, cfg: NetworkTrainerConfig, resume: bool = False, progress: bool = True,
-                 overwrite: bool = False) -> None:
+    def __init__(self, cfg: RunConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
         self.cfg = cfg
         self.progress = progress
         self.rules: RulesConfig = cfg.rules_config
         self.run_dir = cfg.run_dir
-        self.ckpt_path = self.run_dir / "checkpoint.pt"
+        self.resuming = resume
         claim_run_dir(self.run_dir, resume, overwrite)
+        self.iteration = 0  # steps of the loop done, across resumes
+        self.env_steps = 0  # every decision of every seat
+        self.train_seconds = 0.0
+        self.last_eval: dict[str, float] = {}
+
+    # -------------------------------------------------------------- what a trainer adds
+
+    def budget_spent(self) -> bool:
+        """Whether the run has done what its config asks (the loop then ends)."""
+        raise NotImplementedError
+
+    def step(self, stop: StopSignals) -> dict[str, float]:
+        """One iteration; returns its TensorBoard scalars by tag (``losses/policy_loss``...)."""
+        raise NotImplementedError
+
+    def begin(self, writer: Any, stop: StopSignals) -> None:
+        """Before the first iteration of this process (a warm start, games to deal); a start that
+        may be cut short runs inside ``stop.at_once()``."""
+
+    def workers(self) -> AbstractContextManager[Any]:
+        """What the loop holds open while it runs (a pool of worker processes)."""
+        return nullcontext()
+
+    def evaluate_now(self) -> dict[str, float]:
+        """The current network's evaluation, by name (``win_rate_vs_heuristic``...)."""
+        return {}
+
+    @property
+    def eval_every(self) -> int:
+        """Iterations between evaluations (0: none during the run)."""
+        return 0
+
+    @property
+    def final_eval(self) -> bool:
+        """Whether a run that ends without a signal is evaluated once more at its end."""
+        return True
+
+    def checkpoint_due(self) -> bool:
+        """Whether to write a checkpoint after this iteration."""
+        return self.iteration % self.cfg.checkpoint_every == 0
+
+    @property
+    def log_step(self) -> int:
+        """The x-axis of the TensorBoard scalars."""
+        return self.iteration
+
+    def record(self, stats: dict[str, float]) -> None:
+        """After an iteration and its evaluation (``stats`` holds both): the trainer's own log."""
+
+    def progress_total(self) -> tuple[int, str]:
+        """The progress bar's total and unit (the bar counts :meth:`progress_position`)."""
+        by_time = bool(self.cfg.time_limit_minutes)
+        return (int(self.cfg.time_limit_minutes * 60), "s") if by_time else (self.budget, self.budget_key)
+
+    def progress_position(self) -> int:
+        return int(self.train_seconds) if self.cfg.time_limit_minutes else self.iteration
+
+    def postfix(self, stats: dict[str, float]) -> dict[str, Any]:
+        """What the bar shows beside its count: the latest evaluation."""
+        return {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
+
+    @property
+    def budget(self) -> int:
+        return int(getattr(self.cfg, self.budget_key))
+
+    def save(self) -> Path:
+        """Write what a resume needs; returns the path the summary names as the checkpoint."""
+        raise NotImplementedError
+
+    def save_final(self) -> Path:
+        """Write ``final.pt`` (a run that ends without a signal)."""
+        raise NotImplementedError
+
+    def summary(self) -> dict[str, Any]:
+        """The trainer's own entries of the summary :meth:`run` returns."""
+        return {}
+
+    # -------------------------------------------------------------- the loop
+
+    def run(self) -> dict[str, Any]:
+        """Iterate until the budget is spent, the time limit passes or a signal comes; evaluate,
+        checkpoint and write ``final.pt``. Returns the summary: ``checkpoint``, ``final`` (None
+        when stopped by a signal), ``stop_reason`` (the budget's key, ``time_limit_minutes`` or
+        ``interrupted (SIGINT|SIGTERM)``), ``signal``, ``eval``, ``env_steps``,
+        ``train_seconds`` and the trainer's own entries."""
+        from tqdm.auto import tqdm
+
+        cfg = self.cfg
+        writer = self.open_writer()
+        stop_reason = self.budget_key
+        total, unit = self.progress_total()
+        start_time = time.time() - self.train_seconds
+        with StopSignals() as stop:
+            try:
+                self.begin(writer, stop)
+            except KeyboardInterrupt:  # a start the trainer made interruptible (at_once)
+                if not stop.cut_short:
+                    raise
+            bar = tqdm(total=total, initial=min(self.progress_position(), total), desc=f"{self.trainer} run",
+                       unit=unit, disable=not self.progress, dynamic_ncols=True, mininterval=1.0)
+            with self.workers():
+                while not stop.received and not self.budget_spent():
+                    if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
+                        stop_reason = "time_limit_minutes"
+                        break
+                    try:
+                        stats = self.step(stop)
+                    except KeyboardInterrupt:
+                        if not stop.cut_short:
+                            raise
+                        break
+                    self.iteration += 1
+                    self.train_seconds = time.time() - start_time
+                    if self.eval_every and self.iteration % self.eval_every == 0:
+                        self.last_eval = self.evaluate_now()
+                        stats |= {f"eval/{k}": v for k, v in self.last_eval.items()}
+                    for tag, value in stats.items():
+                        writer.add_scalar(tag, value, self.log_step)
+                    self.record(stats)
+                    if self.checkpoint_due():
+                        self.save()
+                    bar.set_postfix(self.postfix(stats), refresh=False)
+                    bar.update(min(self.progress_position(), total) - bar.n)  # redraws at most once a second
+            bar.close()
+            if not stop.received and self.final_eval:
+                self.last_eval = self.evaluate_now()
+                for k, v in self.last_eval.items():
+                    writer.add_scalar(f"eval/{k}", v, self.log_step)
+            checkpoint = self.save()
+        if stop.received:  # also when it came during the final evaluation
+            stop_reason = f"interrupted ({stop.received})"
+        final = None if stop.received else self.save_final()
+        writer.close()
+        return {"checkpoint": str(checkpoint), "final": None if final is None else str(final),
+                "env_steps": self.env_steps, "train_seconds": self.train_seconds, "stop_reason": stop_reason,
+                "signal": stop.received, "eval": self.last_eval, **self.summary()}
+
+    def refuse_complete(self, done: int, target: int, unit: str, key: str) -> None:
+        """After a resume: a run that has already done its ``target`` (``done`` >= it) has nothing
+        left to do; say so, and how to give it more (the config ``key``'s flag)."""
+        if done >= target:
+            flag = "--" + key.replace("_", "-")
+            raise RunCompleteError(f"{self.run_dir} is complete: {done} {unit} of {key} {target}; to train it "
+                                   f"further, resume it with a larger budget, e.g. --resume {flag} {2 * target}")
+
+    def open_writer(self) -> Any:
+        """A TensorBoard writer in the run folder, the config logged as a table."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        writer = SummaryWriter(str(self.run_dir))
+        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
+            f"|{k}|{v}|" for k, v in self.cfg.to_dict().items()))
+        return writer
+
+
+class NetworkRun(TrainingRun):
+    """A run that fits one network in place (PPO, expert iteration): seeding, the network and its
+    optimiser, ``checkpoint.pt`` and resuming from it, the warm start (module docstring). A
+    subclass adds :attr:`train_step`, :attr:`started`, :meth:`trainer_state` and
+    :meth:`load_trainer_state`."""
+
+    def __init__(self, cfg: NetworkTrainerConfig, resume: bool = False, progress: bool = True,
+                 overwrite: bool = False) -> None:
+        super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
+        self.cfg: NetworkTrainerConfig = cfg
+        self.ckpt_path = self.run_dir / "checkpoint.pt"
         # --- seeding: one numpy generator for games and opponents, torch seeded alongside
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -170,9 +366,6 @@ class TrainingRun:
         self.encoder = ObservationEncoder(self.rules)
         self.model = ActorCritic.for_rules(self.rules, tuple(cfg.hidden), cfg.action_head).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        self.env_steps = 0  # every decision of every seat
-        self.train_seconds = 0.0
-        self.last_eval: dict[str, float] = {}
 
     # -------------------------------------------------------------- what a trainer adds
 
@@ -184,7 +377,7 @@ class TrainingRun:
     @property
     def started(self) -> bool:
         """Whether the run has made progress (a warm start happens only before)."""
-        raise NotImplementedError
+        return self.iteration > 0
 
     def trainer_state(self) -> dict[str, Any]:
         """The trainer's own counters, stored in the checkpoint beside the shared ones."""
@@ -218,6 +411,9 @@ class TrainingRun:
     def save_weights(self, path: Path) -> Path:
         """Write a weights-only checkpoint (snapshots, ``final.pt``)."""
         return save_checkpoint(path, self.payload(with_optimizer=False))
+
+    def save_final(self) -> Path:
+        return self.save_weights(self.run_dir / "final.pt")
 
     def resume(self) -> None:
         """Load ``checkpoint.pt``: weights, optimiser, counters and generators; refuse one of
@@ -253,14 +449,6 @@ class TrainingRun:
         if "torch_global_rng" in state:
             torch.set_rng_state(state["torch_global_rng"])
 
-    def refuse_complete(self, done: int, target: int, unit: str, key: str) -> None:
-        """After a resume: a run that has already done its ``target`` (``done`` >= it) has nothing
-        left to do; say so, and how to give it more (the config ``key``'s flag)."""
-        if done >= target:
-            flag = "--" + key.replace("_", "-")
-            raise RunCompleteError(f"{self.run_dir} is complete: {done} {unit} of {key} {target}; to train it "
-                                   f"further, resume it with a larger budget, e.g. --resume {flag} {2 * target}")
-
     # -------------------------------------------------------------- the start of a run
 
     def warm_start(self) -> dict[str, float]:
@@ -283,13 +471,3 @@ class TrainingRun:
         self.env_steps += steps
         self.train_seconds += time.time() - t0
         return stats
-
-    def open_writer(self) -> Any:
-        """A TensorBoard writer in the run folder, the config logged as a table."""
-        from torch.utils.tensorboard import SummaryWriter
-
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        writer = SummaryWriter(str(self.run_dir))
-        writer.add_text("hyperparameters", "|param|value|\n|-|-|\n" + "\n".join(
-            f"|{k}|{v}|" for k, v in self.cfg.to_dict().items()))
-        return writer

@@ -319,7 +319,9 @@ class WorkerPool:
             raise WorkerLostError("every worker of the Ray cluster was lost; the results already returned are kept "
                                   "(an evaluation or comparison saved to a file resumes from them)") from exc
 
-    def close(self) -> None:
+    def close(self, at_once: bool = False) -> None:
+        """Let the workers go: after their running tasks, or with ``at_once`` (a Ctrl-C, an
+        error) at once, their tasks dropped."""
         if self._actors:
             import ray
 
@@ -330,15 +332,22 @@ class WorkerPool:
                 ray.shutdown()
                 self._joined = False
         if self._executor is not None:
-            self._executor.shutdown()
+            if at_once:
+                # the stdlib has no public way to stop running tasks before Python 3.14's terminate_workers()
+                processes = list((getattr(self._executor, "_processes", None) or {}).values())
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                for process in processes:
+                    process.terminate()
+            else:
+                self._executor.shutdown()
             self._executor = None
         self._state = {}
 
     def __enter__(self) -> WorkerPool:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: Any) -> None:
+        self.close(at_once=exc_type is not None)
 
 
 # One pool kept between uses (see shared_pool): its key and the pool.
@@ -369,7 +378,7 @@ def shared_pool(key: Hashable, workers: int | None, initializer: Callable[..., d
     finally:
         if not kept:
             _SHARED.pop(key, None)
-            pool.close()
+            pool.close(at_once=True)  # a use that raised (Ctrl-C included) leaves no task worth waiting for
 
 
 def close_shared_pools() -> None:

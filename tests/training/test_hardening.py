@@ -264,3 +264,53 @@ def test_version():
 
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0 and __version__ in result.output
+
+
+def _distill_config(tmp_path: Path, **fields) -> Path:
+    """distill-smoke.yaml with ``fields`` changed, written to ``tmp_path``."""
+    import yaml
+
+    data = yaml.safe_load((ROOT / "configs" / "distill-smoke.yaml").read_text()) | fields
+    path = tmp_path / "distill.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("during, fields, wait_for", [
+    ("collection", {"max_shards": 100, "epochs": 3}, "shard_00003.npz"),  # 100 shards take seconds
+    ("fit", {"max_shards": 12, "epochs": 3000}, "shard_00011.npz"),  # the last shard; the fit takes seconds
+])
+def test_a_signal_stops_distillation_at_once_and_the_resumed_run_ends_with_the_same_network(tmp_path, during, fields,
+                                                                                            wait_for):
+    """What `make train` runs: Ctrl-C during a collection or a fit keeps every label shard and prints
+    the command that resumes; with a shard budget the resumed run's network is the uninterrupted one's."""
+    from training.config import DistillConfig
+    from training.distill import distill_run
+    from training.labels import shard_paths
+
+    config = _distill_config(tmp_path, **fields)
+    whole = distill_run(load_config(config, DistillConfig, runs_dir=str(tmp_path / "whole")), progress=False)
+    runs = tmp_path / "stopped"
+    cmd = [sys.executable, "-m", "chickenfoot.cli", "distill", "--config", str(config), "--runs-dir", str(runs),
+           "--no-progress"]
+    labels = runs / "distill-smoke" / "labels"
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while not (labels / wait_for).exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    if during == "fit":
+        time.sleep(1.0)  # into the fit
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    summary = json.loads(out)
+    assert summary["stop_reason"] == "interrupted (SIGINT)" and summary["final"] is None
+    assert not (runs / "distill-smoke" / "final.pt").exists() and not (runs / "distill-smoke" / "round-0.pt").exists()
+    kept = len(shard_paths(labels))
+    assert 4 <= kept <= fields["max_shards"] and (kept < fields["max_shards"]) == (during == "collection")
+    assert f"chickenfoot distill --config {config} --resume --runs-dir {runs}" in err
+    resumed = distill_run(load_config(config, DistillConfig, runs_dir=str(runs)), resume=True, progress=False)
+    assert resumed["collection"]["games"] == (fields["max_shards"] - kept) * 2  # only the missing shards
+    a, b = (load_checkpoint(s["final"])["model"] for s in (whole, resumed))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

@@ -275,10 +275,12 @@ def test_dagger_rounds_label_the_latest_networks_games_and_refit_on_every_label(
     final, last = (torch.load(run / name, weights_only=False)["model"] for name in ("final.pt", "round-2.pt"))
     assert all(torch.equal(final[k], last[k]) for k in final)
     assert 0 <= summary["eval"]["win_rate_vs_greedy"]["win_rate"] <= 1
-    # resume collects on in the last stage only: the earlier stages' labels and networks stay
+    # resume collects on in the last stage only: the earlier stages' labels and networks stay, and
+    # the summary keeps their rounds (rounds.json)
     stamps = {p: p.stat().st_mtime_ns for p in [*run.glob("labels*/shard_*.npz"), run / "round-0.pt", run / "round-1.pt"]}
     again = distill.distill_run(cfg, resume=True, progress=False)
-    assert [r["round"] for r in again["rounds"]] == [2] and again["collection"]["games"] == 0
+    assert again["rounds"][:2] == json.loads(json.dumps(summary["rounds"][:2]))
+    assert [r["round"] for r in again["rounds"]] == [0, 1, 2] and again["collection"]["games"] == 0
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
     assert again["labels"] == summary["labels"]
 
