@@ -547,15 +547,13 @@ if numba is not None:
         _publish(b, s, c, o, obs, mask, seat)
 
     @njit(cache=True, inline="always")
-    def _reset_game(b, s, c, o, obs, mask, seat, done, need_deals, rnd, totals, rewards, reset_rewards):
-        """Game ``b`` from its first round (its deals are in place)."""
-        done[b] = 0
-        need_deals[b] = 0
+    def _reset_game(b, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards, scores):
+        """Game ``b`` from its first round (its deals are in place); ``scores`` = (rnd, totals)."""
+        _clear_step(b, done, need_deals, rewards, reset_rewards)
+        rnd, totals = scores
         rnd[b] = 0
-        for p in range(rewards.shape[1]):
+        for p in range(totals.shape[1]):
             totals[b, p] = 0
-            rewards[b, p] = 0.0
-            reset_rewards[b, p] = 0.0
         q = _start_round(b, s, c)
         _advance_call(b, q, s, c, IN_RESET)
         _publish(b, s, c, o, obs, mask, seat)
@@ -607,15 +605,17 @@ if numba is not None:
     def _reset_kernel(s, c, o, obs, mask, seat):
         done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals
         rewards, reset_rewards = s.rewards, s.reset_rewards
+        scores = (rnd, totals)
         for i in prange(obs.shape[0]):
-            _reset_game(np.int64(i), s, c, o, obs, mask, seat, done, need_deals, rnd, totals, rewards, reset_rewards)
+            _reset_game(np.int64(i), s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards, scores)
 
     @njit(cache=True)
     def _reset_serial(s, c, o, obs, mask, seat):
         done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals
         rewards, reset_rewards = s.rewards, s.reset_rewards
+        scores = (rnd, totals)
         for b in range(obs.shape[0]):
-            _reset_game(b, s, c, o, obs, mask, seat, done, need_deals, rnd, totals, rewards, reset_rewards)
+            _reset_game(b, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards, scores)
 
 
 if numba is not None:

@@ -579,7 +579,7 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
     choices lose, and its strength."""
     import torch
 
-    from training.distill import agreement, fit, label_rules, save_model, split_labels, strength
+    from training.distill import FitSettings, agreement, fit, label_rules, save_model, split_labels, strength
     from training.distill import imitate as imitate_agent
 
     if imitate and init:
@@ -599,9 +599,9 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
             start, warm = imitate_agent(imitate, config, imitation_games, imitation_epochs, widths, seed,
                                         progress=not no_progress, action_head=action_head)
             warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(start, test)}
-        model, stats = fit(train, config, init=start, temperature=temperature, epochs=epochs,
-                           learning_rate=learning_rate, hidden=widths, seed=seed, test=test,
-                           progress=not no_progress, action_head=action_head)
+        settings = FitSettings(temperature=temperature, epochs=epochs, learning_rate=learning_rate,
+                               hidden=tuple(widths), seed=seed, action_head=action_head)
+        model, stats = fit(train, config, settings, init=start, test=test, progress=not no_progress)
         stats["imitation"] = warm
         save_model(model, config, out, stats)
         if deal_sets:

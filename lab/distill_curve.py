@@ -24,7 +24,7 @@ import torch
 from agents.checkpoint import atomic_write
 from agents.torch_policy import ActorCritic
 from cf_env import ConfigError
-from training.distill import fit, imitate, label_rules, split_labels, split_paths, strength
+from training.distill import FitSettings, fit, imitate, label_rules, split_labels, split_paths, strength
 
 __all__ = ["CURVE_SETTINGS", "learning_curve", "main", "plot_curve"]
 
@@ -91,9 +91,9 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
                 warm, _ = imitate(imitate_agent, config, imitation_games, imitation_epochs, hidden, seed,
                                   progress=progress, action_head=action_head)
             start = copy.deepcopy(warm)
-        model, stats = fit(train, config, init=start, temperature=temperature, epochs=epochs,
-                           learning_rate=learning_rate, hidden=hidden, seed=seed, test=test, progress=progress,
-                           action_head=action_head)
+        settings = FitSettings(temperature=temperature, epochs=epochs, learning_rate=learning_rate,
+                               hidden=tuple(hidden), seed=seed, action_head=action_head)
+        model, stats = fit(train, config, settings, init=start, test=test, progress=progress)
         last = stats["history"][-1]
         row = {"size": size, **settings, "teacher": teacher, "labels": len(train["ret"]),
                "test_labels": len(test["ret"]),

@@ -26,6 +26,7 @@ import copy
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,8 @@ from training.labels import (
 )
 from training.run import StopSignals, TrainingRun, load_weights
 
-__all__ = ["DistillConfig", "DistillRun", "PackedObs", "agreement", "distill_run", "fit", "imitate", "label_rules", "save_model",
-           "split_labels", "split_paths", "strength", "teacher_regret"]
+__all__ = ["DistillConfig", "DistillRun", "FitSettings", "PackedObs", "agreement", "distill_run", "fit", "imitate",
+           "label_rules", "save_model", "split_labels", "split_paths", "strength", "teacher_regret"]
 
 
 def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1, limit: int | None = None,
@@ -224,21 +225,50 @@ def _held_out(model: ActorCritic, test: dict[str, np.ndarray]) -> dict[str, floa
     return out | ({"test_regret": _regret(picked, test)} if "q" in test else {})
 
 
-def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | None = None, temperature: float = 0.02,
-        epochs: int = 4, learning_rate: float = 3e-4, minibatch: int = 256, hidden: Sequence[int] = (256, 256),
-        vf_coef: float = 0.5, max_grad_norm: float = 0.5, seed: int = 0, test: dict[str, np.ndarray] | None = None,
-        progress: bool = True, action_head: int = 0) -> tuple[ActorCritic, dict[str, Any]]:
-    """A network fitted to ``train`` (see the module docstring); with ``test``, its held-out
-    agreement after each epoch is in the statistics. ``init``: a checkpoint to start from, or a
-    network to train on (:func:`imitate`'s). ``train`` is :func:`split_labels`'s (read at
-    ``temperature`` or not: the same network either way). ``action_head``: the width of an
-    :class:`~agents.torch_policy.ActionScorer` for a new network (0: none)."""
+@dataclass(frozen=True)
+class FitSettings:
+    """How :func:`fit` trains a network.
+
+    temperature: the targets' (0: the teacher's choice; else a softmax over its values);
+    epochs, learning_rate (Adam's, annealed linearly to 0), minibatch, vf_coef (the value loss's
+    weight), max_grad_norm; hidden (a new network's layer widths) and action_head (the width of an
+    :class:`~agents.torch_policy.ActionScorer` for a new network, 0: none); seed (torch's: the
+    initial weights and the minibatch order)."""
+
+    temperature: float = 0.02
+    epochs: int = 4
+    learning_rate: float = 3e-4
+    minibatch: int = 256
+    hidden: tuple[int, ...] = (256, 256)
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    seed: int = 0
+    action_head: int = 0
+
+    @classmethod
+    def of(cls, cfg: DistillConfig) -> FitSettings:
+        """A distillation config's fit."""
+        return cls(temperature=cfg.temperature, epochs=cfg.epochs, learning_rate=cfg.learning_rate,
+                   minibatch=cfg.minibatch, hidden=tuple(cfg.hidden), vf_coef=cfg.vf_coef, seed=cfg.seed,
+                   action_head=cfg.action_head)
+
+
+def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitSettings(),
+        init: str | ActorCritic | None = None, test: dict[str, np.ndarray] | None = None,
+        progress: bool = True) -> tuple[ActorCritic, dict[str, Any]]:
+    """A network fitted to ``train`` as ``settings`` say (see the module docstring); with
+    ``test``, its held-out agreement after each epoch is in the statistics. ``init``: a checkpoint
+    to start from, or a network to train on (:func:`imitate`'s). ``train`` is
+    :func:`split_labels`'s (read at ``settings.temperature`` or not: the same network either
+    way)."""
     from tqdm.auto import tqdm
 
+    temperature, epochs, minibatch = settings.temperature, settings.epochs, settings.minibatch
+    seed = settings.seed
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    model = _initial_model(init, config, hidden, action_head)
-    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    model = _initial_model(init, config, settings.hidden, settings.action_head)
+    optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate)
     if isinstance(train["obs"], PackedObs):
         packed: PackedObs = train["obs"]
         obs_rows = lambda j: torch.from_numpy(packed[j.numpy()])  # noqa: E731
@@ -274,10 +304,10 @@ def fit(train: dict[str, Any], config: RulesConfig, init: str | ActorCritic | No
                 logp = torch.log_softmax(logits, dim=-1).masked_fill(~mask[j], 0.0)
                 ce = -(target[j] * logp).sum(-1).mean()
                 v = 0.5 * ((value - ret[j]) ** 2).mean()
-                loss = ce + vf_coef * v
+                loss = ce + settings.vf_coef * v
                 optimizer.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+                nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
                 optimizer.step()
                 schedule.step()
                 ce_sum += ce.item()
@@ -304,8 +334,9 @@ def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Se
     from agents import load
 
     labels = imitation_labels(load(agent, config), config, games, seed)
-    model, stats = fit(labels, config, temperature=0.0, epochs=epochs, learning_rate=learning_rate,
-                       hidden=hidden, seed=seed, progress=progress, action_head=action_head)
+    model, stats = fit(labels, config, FitSettings(temperature=0.0, epochs=epochs, learning_rate=learning_rate,
+                                                   hidden=tuple(hidden), seed=seed, action_head=action_head),
+                       progress=progress)
     return model, {"agent": agent, "games": games, **stats}
 
 
@@ -410,10 +441,7 @@ class DistillRun(TrainingRun):
             init = copy.deepcopy(self.start) if isinstance(self.start, ActorCritic) else self.start
             if isinstance(init, ActorCritic) and cfg.imitate and "test_agreement" not in self.warm:
                 self.warm["test_agreement"] = agreement(init, test)
-            model, stats = fit(train, self.rules, init=init, temperature=cfg.temperature, epochs=cfg.epochs,
-                               learning_rate=cfg.learning_rate, minibatch=cfg.minibatch, hidden=cfg.hidden,
-                               vf_coef=cfg.vf_coef, seed=cfg.seed, test=test, progress=self.progress,
-                               action_head=cfg.action_head)
+            model, stats = fit(train, self.rules, FitSettings.of(cfg), init=init, test=test, progress=self.progress)
         save_model(model, self.rules, self.networks[k], {**stats, "imitation": self.warm, "config": cfg.to_dict(),
                                                          "round": k})
         self.model, self.fit_stats, self.test_labels = model, stats, len(test["ret"])

@@ -215,8 +215,8 @@ class SearchAgent:
             if self.ms > 0 and done and time.perf_counter() - start >= self.ms / 1000.0:
                 break
             t0 = time.perf_counter()
-            done_now, taken = pimc_race(self._template, self._work, self._consts, actions, done, limit, race, values,
-                                        active, tried, world, self._scratch, self._policy, value)
+            done_now, taken = pimc_race(self._template, self._work, self._consts, actions, done, limit, race,
+                                        (values, active, tried), world, self._scratch, self._policy, value)
             per = (time.perf_counter() - t0) / max(done_now - done, 1)
             done, steps = done_now, steps + taken
         means = np.array([values[:tried[i], i].mean() for i in range(actions.size)])  # sims > 0: each tried

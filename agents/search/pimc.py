@@ -106,11 +106,14 @@ def pimc_block(tmpl, s, c, actions, active, first, count, values, world, scratch
 
 
 @njit_unrefcounted(cache=True)
-def pimc_race(tmpl, s, c, actions, first, limit, race, values, active, tried, world, scratch, policy, valuation):
+def pimc_race(tmpl, s, c, actions, first, limit, race, board, world, scratch, policy, valuation):
     """Racing PIMC (:mod:`agents.search.racing`, ``race`` = (z, tie)) from ``first`` worlds played
     to at most ``limit``: blocks of worlds (:func:`pimc_block`), each followed by dropping the
-    settled actions from ``active``; ``tried[i]`` counts action ``i``'s worlds. Returns (worlds
-    played in all, rollout decisions of this call); the race is over when one action is left."""
+    settled actions. ``board`` is the race's state, updated in place: ``(values, active, tried)``,
+    each world's value of each action, the actions still running, and how many worlds each was
+    tried in. Returns (worlds played in all, rollout decisions of this call); the race is over
+    when one action is left."""
+    values, active, tried = board
     done = first
     steps = 0
     while done < limit:

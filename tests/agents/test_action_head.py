@@ -105,8 +105,8 @@ def test_fit_builds_and_trains_an_action_head():
     q = (rng.random(mask.shape) * mask.numpy()).astype(np.float32)
     labels = {"obs": obs.numpy(), "mask": mask.numpy(), "q": q, "choice": q.argmax(1).astype(np.int16),
               "ret": np.zeros(len(rows), np.float32)}
-    model, stats = distill.fit(labels, CONFIG, temperature=0.05, epochs=20, hidden=(16, 16), action_head=8,
-                               learning_rate=3e-3, progress=False)
+    settings = distill.FitSettings(temperature=0.05, epochs=20, hidden=(16, 16), action_head=8, learning_rate=3e-3)
+    model, stats = distill.fit(labels, CONFIG, settings, progress=False)
     assert model.scorer is not None and model.scorer.value_out.weight.abs().sum() > 0
     assert stats["history"][-1]["cross_entropy"] < stats["history"][0]["cross_entropy"]
 

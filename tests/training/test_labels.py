@@ -128,7 +128,8 @@ def test_shards_resume_refuse_other_settings_and_distil(tmp_path):
     with np.load(labels.shard_paths(folder)[-1]) as last:
         assert np.array_equal(test["obs"], last["obs"])
     assert len(train["ret"]) + len(test["ret"]) == more["labels"] + first["labels"]
-    model, stats = distill.fit(train, TINY, temperature=0.05, epochs=30, hidden=(32, 32), test=test, progress=False)
+    model, stats = distill.fit(train, TINY, distill.FitSettings(temperature=0.05, epochs=30, hidden=(32, 32)), test=test,
+                               progress=False)
     assert stats["history"][-1]["train_agreement"] > stats["history"][0]["train_agreement"] - 1e-9
     assert stats["history"][-1]["train_agreement"] > 0.6
     path = distill.save_model(model, TINY, tmp_path / "net.pt", stats)
@@ -148,8 +149,8 @@ def test_fit_starts_from_a_checkpoint_of_the_same_rules(tmp_path):
     fake = {"obs": rng.random((rows, enc.size), dtype=np.float32), "mask": mask,
             "q": rng.random((rows, config.num_actions)).astype(np.float32) * mask, "choice": np.zeros(rows, np.int16),
             "ret": np.zeros(rows, np.float32)}
-    model, stats = distill.fit(fake, config, init="zoo:strong-4p", epochs=1, learning_rate=1e-12, test=fake,
-                               progress=False)
+    model, stats = distill.fit(fake, config, distill.FitSettings(epochs=1, learning_rate=1e-12), init="zoo:strong-4p",
+                               test=fake, progress=False)
     reference = load("zoo:strong-4p", config).model
     for (name, a), b in zip(model.state_dict().items(), reference.state_dict().values()):
         assert np.allclose(a.numpy(), b.numpy(), atol=1e-6), name
@@ -235,11 +236,11 @@ def test_labels_read_for_fitting_pack_exactly_and_fit_the_same_network(tmp_path)
     assert np.any(plain["obs"] != np.round(plain["obs"]))
     assert np.array_equal(packed["target"], labels.soft_targets(plain["q"], plain["mask"], plain["choice"], 0.05))
     assert all(np.array_equal(test[k], test2[k]) for k in test)  # held-out labels as the shards hold them
-    nets = [distill.fit(t, TINY, temperature=0.05, epochs=2, hidden=(32, 32), seed=1, progress=False)[0]
-            for t in (plain, packed)]
+    settings = distill.FitSettings(temperature=0.05, epochs=2, hidden=(32, 32), seed=1)
+    nets = [distill.fit(t, TINY, settings, progress=False)[0] for t in (plain, packed)]
     assert all(torch.equal(a, b) for a, b in zip(nets[0].state_dict().values(), nets[1].state_dict().values()))
     with pytest.raises(ConfigError, match="temperature 0.05, not 0.1"):
-        distill.fit(packed, TINY, temperature=0.1, epochs=1, progress=False)
+        distill.fit(packed, TINY, distill.FitSettings(temperature=0.1, epochs=1), progress=False)
     # a shard with a value no code holds: every row is kept as float32 (those before it unpacked)
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     odd = labels.shard_paths(tmp_path / "b")[1]
