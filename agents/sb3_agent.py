@@ -121,8 +121,9 @@ class SB3Agent:
         self.config = config
         self.name = name or f"sb3:{path}"
         self.encoder = _encoder_for(self.model.observation_space.shape, config, path)
-        if self.model.action_space.n != config.num_actions:
-            raise SB3ModelError(f"{path} has {self.model.action_space.n} actions, these rules have {config.num_actions}")
+        actions = int(getattr(self.model.action_space, "n", -1))  # a Discrete space (SB3 types it as any Space)
+        if actions != config.num_actions:
+            raise SB3ModelError(f"{path} has {actions} actions, these rules have {config.num_actions}")
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)

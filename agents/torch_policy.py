@@ -77,6 +77,14 @@ class ActionScorer(nn.Module):
     Reads the newest observation (version 2) of ``max_pip`` / ``num_players`` games, unscaled.
     """
 
+    # buffers (register_buffer): tensors, which nn.Module's __getattr__ does not tell the type checker
+    has: torch.Tensor
+    doubles: torch.Tensor
+    match_index: torch.Tensor
+    expose_index: torch.Tensor
+    tile_of: torch.Tensor
+    static_features: torch.Tensor
+
     def __init__(self, width: int, trunk_width: int, max_pip: int, num_players: int) -> None:
         super().__init__()
         enc = ObservationEncoder(RulesConfig(max_pip=max_pip, num_players=num_players, hand_size=1))
@@ -148,6 +156,8 @@ class ActorCritic(nn.Module):
     """MLP trunk, a policy head over every action id and a value head; with ``action_head`` > 0
     also an :class:`ActionScorer` of that width (which needs the game's ``max_pip`` and
     ``num_players``) whose scores are added to the policy head's logits."""
+
+    obs_scale: torch.Tensor  # a buffer (register_buffer)
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
                  obs_scale: np.ndarray | None = None, observation_version: int = OBSERVATION_VERSION,

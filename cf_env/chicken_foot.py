@@ -133,8 +133,8 @@ def reset_deals(options: Any) -> Any:
     if unknown:
         # A near miss of an accepted key is a typo whose intent is clear: refuse it. Any other key is
         # ignored with a warning, since PettingZoo's api_test itself resets with {"options": 1}.
-        typos = {k: difflib.get_close_matches(k.lower(), RESET_OPTIONS, n=1, cutoff=0.6) for k in unknown}
-        typos = {k: m[0] for k, m in typos.items() if m}
+        near = {k: difflib.get_close_matches(k.lower(), RESET_OPTIONS, n=1, cutoff=0.6) for k in unknown}
+        typos = {k: m[0] for k, m in near.items() if m}
         if typos:
             guess = ", ".join(f"{k!r} (did you mean {m!r}?)" for k, m in typos.items())
             raise ConfigError(f"unknown reset option {guess}; the accepted keys are {list(RESET_OPTIONS)}")
@@ -146,7 +146,7 @@ def reset_deals(options: Any) -> Any:
 class raw_env(AECEnv, EzPickle):
     """The Chicken Foot AEC environment (see the module docstring for the full spec)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi", "rgb_array"],
         "name": "chicken_foot_v0",
         "is_parallelizable": False,
@@ -172,8 +172,8 @@ class raw_env(AECEnv, EzPickle):
                           double_blank_points, reward, points_scale, render_mode, illegal_action, history)
         super().__init__()
         self.config = RulesConfig(max_pip=max_pip, num_players=num_players, hand_size=hand_size,
-                                  rounds=rounds, center_arms=center_arms, draw_rule=draw_rule,
-                                  double_blank_points=double_blank_points)
+                                  center_arms=center_arms, draw_rule=draw_rule, double_blank_points=double_blank_points,
+                                  **({} if rounds is None else {"rounds": rounds}))  # None: the full game
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if isinstance(points_scale, bool) or not isinstance(points_scale, (int, float)) or points_scale <= 0:
@@ -195,7 +195,7 @@ class raw_env(AECEnv, EzPickle):
         self.encoder = ObservationEncoder(self.config)
         self.num_actions = self.config.num_actions
         low, high = self.encoder.bounds()
-        entries = {
+        entries: dict[str, spaces.Space] = {
             "observation": spaces.Box(low=low, high=high, dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
         }
@@ -203,7 +203,7 @@ class raw_env(AECEnv, EzPickle):
             hlow, hhigh = self.encoder.history_bounds()
             entries["history"] = spaces.Box(low=hlow, high=hhigh, dtype=np.int16)
         obs_space = spaces.Dict(entries)
-        act_space = spaces.Discrete(self.num_actions)
+        act_space: spaces.Discrete = spaces.Discrete(self.num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -248,11 +248,11 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"action_mask": self._zero_mask} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._rewards_dirty = False
         self._rounds_seen = 0
         self._illegal_ended = False
-        self._mask = None
+        self._mask: np.ndarray | None = None
         self._legal_bits = 0  # the legal actions of agent_selection, as the game's bits (set with _mask)
         if game.rounds_finished:  # rounds that ended before anyone decided (1-tile hands)
             self._on_round_end(game.rounds_finished)
@@ -264,7 +264,7 @@ class raw_env(AECEnv, EzPickle):
             self._set_selection()
 
     def _set_selection(self) -> None:
-        seat, self._legal_bits = self.game.turn()
+        seat, self._legal_bits = self._require_game().turn()
         self.agent_selection = self.possible_agents[seat]
         mask = self._mask = self.encoder.mask(self._legal_bits)
         self.infos[self.agent_selection]["action_mask"] = mask
@@ -275,7 +275,7 @@ class raw_env(AECEnv, EzPickle):
             raise ResetNeededError("call reset() before observe()")
         seat = self.agent_name_mapping.get(agent)
         if seat is None:
-            self._known(agent)
+            seat = self.agent_name_mapping[self._known(agent)]  # raises AgentNameError
         obs = self.encoder.encode(game, seat)
         # _mask is None whenever the game has ended (normally or by an illegal action)
         mask = self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask
@@ -341,7 +341,7 @@ class raw_env(AECEnv, EzPickle):
                             "empty); call reset() to start a new game")
 
     def _illegal(self, agent: str, action: Any) -> None:
-        game = self.game
+        game = self._require_game()
         max_pip = self.config.max_pip
         legal = [f"{a} ({action_to_string(a, max_pip)})" for a in game.legal_actions()]
         if self.illegal_action == "raise":
@@ -364,7 +364,7 @@ class raw_env(AECEnv, EzPickle):
     def _on_round_end(self, rounds: int) -> None:
         """Rewards and infos for every round that ended since the last call (usually one; a
         1-tile hand or an instantly blocked layout can end several in one step)."""
-        game = self.game
+        game = self._require_game()
         scores = game.round_scores
         for a in self.agents:
             self.infos[a]["round_scores"] = [list(s) for s in scores]

@@ -31,6 +31,7 @@ def describe(game: Game) -> list[str]:
         elif e.kind == EventKind.PASS:
             lines.append(f"  {who} passes")
         elif e.kind == EventKind.PLAY:
+            assert e.action is not None  # a play's event holds its action
             move = action_to_string(e.action, game.config.max_pip)
             lines.append(f"  {who} plays {e.tile} ({move})")
         else:

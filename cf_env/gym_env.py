@@ -70,12 +70,13 @@ class ChickenFootSingleEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self._opponents = _checked_opponents(opponents, n, learner_seat)
         agent = self.aec.possible_agents[0]
-        self.observation_space = self.aec.observation_space(agent)
+        space = self.aec.observation_space(agent)
+        assert isinstance(space, gymnasium.spaces.Dict)  # {"observation", "action_mask"[, "history"]}
         if self.aec.history and not self._learner_history:
-            self.observation_space = gymnasium.spaces.Dict(
-                {k: v for k, v in self.observation_space.spaces.items() if k != "history"})
+            space = gymnasium.spaces.Dict({k: v for k, v in space.spaces.items() if k != "history"})
+        self.observation_space = space
         self.action_space = self.aec.action_space(agent)
-        self.seat = 0 if learner_seat == "random" else learner_seat
+        self.seat = 0 if learner_seat == "random" else int(learner_seat)
         self._mask = np.zeros(self.aec.num_actions, dtype=np.int8)
         self._over = True
 
@@ -93,9 +94,16 @@ class ChickenFootSingleEnv(gymnasium.Env):
         legal = np.flatnonzero(mask)
         return int(legal[self.np_random.integers(len(legal))])
 
+    def _game(self) -> Game:
+        """The game in play (reset() deals one)."""
+        game = self.aec.game
+        if game is None:
+            raise gymnasium.error.ResetNeeded("call reset() first")
+        return game
+
     def _play_opponents(self) -> None:
         aec = self.aec
-        game = aec.game
+        game = self._game()
         learner = aec.possible_agents[self.seat]
         while not game.is_over and aec.agent_selection != learner:
             seat = game.current_player
@@ -128,17 +136,17 @@ class ChickenFootSingleEnv(gymnasium.Env):
             self.seat = int(self.np_random.integers(self.aec.config.num_players))
         self.aec.reset_to_game(Game(self.aec.config, seed=self.np_random, deals=deals))
         self._play_opponents()
-        self._over = self.aec.game.is_over
+        self._over = self._game().is_over
         return self._result()
 
     def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
         if self._over:
             raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
-        aec = self.aec
+        aec, game = self.aec, self._game()
         agent = aec.possible_agents[self.seat]
-        if not aec.game.is_legal(action):
+        if not game.is_legal(action):
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"action {action!r} is not legal; legal: {aec.game.legal_actions()}")
+                raise IllegalActionError(f"action {action!r} is not legal; legal: {game.legal_actions()}")
             self._over = True
             obs, info = self._result()
             obs = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
@@ -148,7 +156,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
         aec.step(int(action))
         self._play_opponents()
         reward = aec.take_reward(agent)
-        terminated = aec.game.is_over
+        terminated = game.is_over
         self._over = terminated
         obs, info = self._result()
         if self.render_mode == "human":
@@ -162,13 +170,13 @@ class ChickenFootSingleEnv(gymnasium.Env):
         nothing in the env."""
         return self._mask.copy()
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium's frame type is a TypeVar
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
         out = self.aec.render()
         if self.render_mode == "human":
-            print(out + "\n")
+            print(f"{out}\n")
             return None
         return out
 

@@ -263,7 +263,8 @@ def arm_label_points(arms: int) -> list[tuple[float, float]]:
 def _bounds(tiles: list[TilePose], ghosts: list[Ghost]) -> tuple[float, float, float, float]:
     xs: list[float] = []
     ys: list[float] = []
-    for t in [*tiles, *ghosts]:
+    poses: list[TilePose | Ghost] = [*tiles, *ghosts]
+    for t in poses:
         dx, dy = _direction(t.angle)
         for sx, sy in ((1, 0.5), (1, -0.5), (-1, 0.5), (-1, -0.5)):
             xs.append(t.x + sx * dx - sy * dy)

@@ -40,7 +40,7 @@ try:
     import numba
     from numba import njit, prange
 except ImportError:  # pragma: no cover - numba is a core dependency; keep a readable error
-    numba = None
+    numba = None  # type: ignore[assignment]  # numba's module object, or None without it
 
 from cf_env.engine import IllegalActionError, Role, RulesConfig, action_table, scoring, tile_index, validate_deals
 from cf_env.engine.errors import ConfigError, ResetNeededError
@@ -85,7 +85,7 @@ def njit_unrefcounted(**options: Any) -> Any:
     but not enabled"). ``_nrt`` is numba's developer flag (in its target options since 0.19); a
     numba without it gets a plain ``njit``."""
     if _HAS_NRT_OPTION:
-        return njit(_nrt=False, **options)
+        return njit(_nrt=False, **options)  # type: ignore[call-overload]  # numba's stubs omit the developer flag
     return njit(**options)  # pragma: no cover - a numba without the flag
 
 
@@ -97,7 +97,7 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     if mask.ndim != 2:
         raise ValueError(f"expected a mask of shape (B, A), got {mask.shape}")
     out = np.empty(mask.shape[0], np.int64)
-    _pick_legal(mask, rng.random(mask.shape[0]), out)
+    _pick_legal(mask, rng.random((mask.shape[0],)), out)
     return out
 
 
@@ -121,7 +121,8 @@ class State(NamedTuple):
     """The batched games' arrays, first axis the game ``b`` (``VectorGame`` keeps them as attributes)."""
 
     hand: np.ndarray  #: (B, n, T) uint8, 1 where seat p holds tile t
-    count: np.ndarray  #: (B, n) tiles in each hand
+    #: (B, n) tiles in each hand
+    count: np.ndarray  # type: ignore[assignment]  # the field shadows tuple.count
     bone: np.ndarray  #: (B, T) this round's deal: hands in seat order, then the boneyard top first
     bone_pos: np.ndarray  #: (B,) index in ``bone`` of the boneyard's top tile
     played: np.ndarray  #: (B, T) uint8, 1 where a tile is on this round's layout

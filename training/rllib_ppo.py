@@ -52,8 +52,9 @@ def build_algorithm(cfg: RLlibConfig):
                      # RLlib's checker steps unmasked random actions, which this env rejects by design
                      disable_env_checking=True)
         .framework("torch")
+        # RLlib annotates num_cpus_per_env_runner as int and takes fractions of a CPU
         .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs_per_env_runner,
-                     num_cpus_per_env_runner=cfg.num_cpus_per_env_runner)
+                     num_cpus_per_env_runner=cfg.num_cpus_per_env_runner)  # type: ignore[arg-type]
         .multi_agent(policies=set(modules), policy_mapping_fn=mapping)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
         .training(train_batch_size_per_learner=cfg.train_batch_size, minibatch_size=cfg.minibatch_size,

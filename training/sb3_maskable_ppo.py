@@ -36,7 +36,7 @@ class ObservationOnly(gymnasium.ObservationWrapper):
         return observation["observation"]
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]  # ChickenFootGymEnv's
 
 
 def make_env(rules: RulesConfig, opponents: list[str], reward: str = "relative",

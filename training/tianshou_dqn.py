@@ -68,8 +68,9 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
                                      observation_space=probe.observation_space, eps_training=0.1, eps_inference=0.0)
     algo = DQN(policy=policy, optim=AdamOptimizerFactory(lr=5e-4), gamma=0.99, n_step_return_horizon=3,
                target_update_freq=200)
-    train_collector = Collector(algo, train_envs, VectorReplayBuffer(50_000, num_envs), exploration_noise=True)
-    test_collector = Collector(algo, test_envs, exploration_noise=False)
+    train_collector: Collector[Any] = Collector(algo, train_envs, VectorReplayBuffer(50_000, num_envs),
+                                                exploration_noise=True)
+    test_collector: Collector[Any] = Collector(algo, test_envs, exploration_noise=False)
     train_collector.reset()
     train_collector.collect(n_step=min(1000, steps))  # warm-up transitions before the first update
     start = time.time()

@@ -9,7 +9,7 @@ come yet when a rollout ends waits for the next rollout (:meth:`Trajectories.car
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
@@ -31,6 +31,18 @@ class Trajectories:
     obs_dim: int
     num_actions: int
     size: int = 0
+    # the columns (_COLUMNS), allocated by _allocate; row i is one transition
+    pending: np.ndarray = field(init=False, repr=False)
+    obs: np.ndarray = field(init=False, repr=False)
+    mask: np.ndarray = field(init=False, repr=False)
+    action: np.ndarray = field(init=False, repr=False)
+    logp: np.ndarray = field(init=False, repr=False)
+    value: np.ndarray = field(init=False, repr=False)
+    reward: np.ndarray = field(init=False, repr=False)
+    done: np.ndarray = field(init=False, repr=False)
+    next_value: np.ndarray = field(init=False, repr=False)
+    next_index: np.ndarray = field(init=False, repr=False)
+    closed: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.pending = np.full((self.num_envs, self.num_players), -1, dtype=np.int64)

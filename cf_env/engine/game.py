@@ -30,7 +30,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from operator import index as _as_index
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, cast
 
 import numpy as np
 
@@ -137,7 +137,8 @@ class Pending(NamedTuple):
 
     role: Role  #: ``Role.ARM`` or ``Role.TOE``
     value: int  #: the pip value every forced play must match
-    count: int  #: slots still empty
+    #: slots still empty
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count
 
 
 # Event packing: kind | player << 3 | payload << 11 | round << 21 (payload: action, tile or reason).
@@ -315,7 +316,7 @@ class Game:
         self._cur = _NO_CUR
         self._legal = 0
         self._tab: np.ndarray | None = None  # the state table, once someone reads it (table())
-        self._tmv: memoryview | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
+        self._tmv: _FloatSlots | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
         self._tl = table_layout(cfg)
         self._hist: np.ndarray | None = None  # each seat's view of the round's events, once read (history())
         self._hmv: memoryview | None = None  # the same memory, flat, for the per-event writes
@@ -349,7 +350,7 @@ class Game:
         self._bone = list(reversed(bone_top_first))  # pop() takes the top
         k = self._k
         self._ends = [0] * k
-        self._end_nodes = [[] for _ in range(k)]
+        self._end_nodes: list[list[int]] = [[] for _ in range(k)]
         self._free_open = 0
         self._vals = 0
         self._layout = []
@@ -627,7 +628,7 @@ class Game:
             faced >>= 1
             v += 1
 
-    def _table_failure(self, tab: memoryview, p: int, before: int, drew: bool) -> None:
+    def _table_failure(self, tab: _FloatSlots, p: int, before: int, drew: bool) -> None:
         """Seat ``p``'s ``unmatched``, ``void`` and ``void_draws`` entries after a failure to match
         (``before``: its unmatched values until now; ``drew``: the failure was a draw, so every
         value it has failed on counts one more draw)."""
@@ -657,6 +658,7 @@ class Game:
         """Write the whole table from the state (when it is first read, and at each round's start)."""
         tl, n, w = self._tl, self._n, self._k * self._k
         tab = self._tab
+        assert tab is not None  # table() made it
         tab.fill(0.0)
         # the hands, the played-by sets and the layout as one int of action bits, unpacked in one go
         # into (2n + 1) rows of W flags, of which each tile's canonical bit is its 0/1 entry
@@ -703,6 +705,7 @@ class Game:
 
     def _fill_history(self) -> None:
         """Every seat's view of the round's events so far (when first read, and at each round's start)."""
+        assert self._hist is not None  # history() made it
         self._hist.fill(-1)
         self._hrows = [0] * self._n
         for code in self._events[self._round_start:]:
@@ -719,6 +722,7 @@ class Game:
         if seen is None:
             seen = self._history_rows(key)
         h, rows = self._hmv, self._hrows
+        assert h is not None  # only called once history() made it
         for s, base, row in seen:
             o = base + rows[s]
             h[o:o + 8] = row
@@ -834,7 +838,7 @@ class Game:
         tab = self._tab
         if tab is None:
             tab = self._tab = np.zeros(self._tl.size, np.float32)
-            self._tmv = memoryview(tab)
+            self._tmv = _float_view(tab)
             self._fill_table()
         return tab
 
@@ -850,7 +854,7 @@ class Game:
         hist = self._hist
         if hist is None:
             hist = self._hist = np.full((self._n, self._tl.history_length, 4), -1, np.int16)
-            self._hmv = memoryview(hist.reshape(-1)).cast("B")
+            self._hmv = hist.reshape(-1).data.cast("B")
             self._fill_history()
         return hist
 
@@ -1143,11 +1147,11 @@ class Game:
             elif name == "_tab":
                 value = None if value is None else value.copy()
             elif name == "_tmv":
-                value = None if value is None else memoryview(new._tab)
+                value = None if new._tab is None else _float_view(new._tab)
             elif name == "_hist":
                 value = None if value is None else value.copy()
             elif name == "_hmv":
-                value = None if value is None else memoryview(new._hist.reshape(-1)).cast("B")
+                value = None if new._hist is None else new._hist.reshape(-1).data.cast("B")
             elif name == "_rng":
                 value = np.random.Generator(type(value.bit_generator)())
                 value.bit_generator.state = self._rng.bit_generator.state
@@ -1170,3 +1174,15 @@ class Game:
     def __repr__(self) -> str:
         state = "over" if self._over else f"player {self._cur} to move"
         return f"<Game round {self._round + 1}/{self.config.rounds}, {state}, totals {self._totals}>"
+
+
+class _FloatSlots(Protocol):
+    """What the state table's per-move writes use of a memoryview of format ``f``: typeshed's
+    memoryview takes ints only, a float32 one takes floats."""
+
+    def __setitem__(self, index: int, value: float) -> None: ...
+
+
+def _float_view(array: np.ndarray) -> _FloatSlots:
+    """A float32 array's memory as a memoryview (its item writes cost a third of numpy's)."""
+    return cast(_FloatSlots, array.data)

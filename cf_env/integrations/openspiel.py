@@ -40,6 +40,8 @@ implementation of the rules:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyspiel
 
@@ -68,9 +70,10 @@ _MAX_PLAYERS = 18  # a double-18 set deals one tile to each of up to 189 players
 def rules_from_params(params: dict) -> RulesConfig:
     """The :class:`RulesConfig` of OpenSpiel game parameters (see the module docstring)."""
     p = {**_PARAMS, **dict(params or {})}
+    rounds = int(p["rounds"])  # 0: the full game
     return RulesConfig(max_pip=int(p["max_pip"]), num_players=int(p["players"]), hand_size=int(p["hand_size"]),
-                       rounds=int(p["rounds"]) or None, center_arms=int(p["center_arms"]),
-                       draw_rule=str(p["draw_rule"]), double_blank_points=int(p["double_blank_points"]))
+                       center_arms=int(p["center_arms"]), draw_rule=str(p["draw_rule"]),
+                       double_blank_points=int(p["double_blank_points"]), **({"rounds": rounds} if rounds else {}))
 
 
 def max_game_length(rules: RulesConfig) -> int:
@@ -152,6 +155,12 @@ class ChickenFootState(pyspiel.State):
         placeholder deal of the next round: read it only through this state."""
         return self._engine
 
+    @property
+    def _live(self) -> Game:
+        """The engine game, where round 0 has been dealt (every caller runs after it)."""
+        assert self._engine is not None, "round 0 is not dealt yet"
+        return self._engine
+
     def deals(self) -> list[dict]:
         """The deal of every round started so far (engine format), each boneyard in the order its
         tiles were drawn so far (the chance outcomes), the rest as dealt."""
@@ -185,12 +194,12 @@ class ChickenFootState(pyspiel.State):
             return pyspiel.PlayerId.TERMINAL
         if self._dealing() or self._pending_draw:
             return pyspiel.PlayerId.CHANCE
-        return self._engine.current_player
+        return self._live.current_player
 
     def _legal_actions(self, player: int) -> list[int]:
         if player != self.current_player():
             return []
-        return self._engine.legal_actions()
+        return self._live.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         tiles = self._chance_tiles()
@@ -199,7 +208,7 @@ class ChickenFootState(pyspiel.State):
 
     def _chance_tiles(self) -> list[int]:
         if self._pending_draw:
-            return self._engine.boneyard_tiles()
+            return self._live.boneyard_tiles()
         dealt = set(self._dealt)
         return [t for t in range(self._rules.num_tiles) if t not in dealt]
 
@@ -208,13 +217,13 @@ class ChickenFootState(pyspiel.State):
             self._deal_one(int(action))
         elif self._pending_draw:
             self._pending_draw = False
-            self._engine.set_next_draw(int(action))
-            self._engine.apply(self._table.draw)
+            self._live.set_next_draw(int(action))
+            self._live.apply(self._table.draw)
             self._after_engine_step()
         elif action == self._table.draw:
             self._pending_draw = True  # the tile is the next chance outcome
         else:
-            self._engine.apply(int(action))
+            self._live.apply(int(action))
             self._after_engine_step()
 
     def _deal_one(self, tile: int) -> None:
@@ -237,7 +246,7 @@ class ChickenFootState(pyspiel.State):
         self._after_engine_step()
 
     def _after_engine_step(self) -> None:
-        if self._engine.is_over:
+        if self._live.is_over:
             self._terminal = True
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -252,7 +261,7 @@ class ChickenFootState(pyspiel.State):
         n = self._rules.num_players
         if not self._terminal:
             return [0.0] * n
-        winners = self._engine.winners
+        winners = self._live.winners
         return [win_reward(win_share(p in winners, len(winners)), n) for p in range(n)]
 
     def __str__(self) -> str:
@@ -305,7 +314,7 @@ class ChickenFootState(pyspiel.State):
                 seat = (r % n + 1 + i) % n
                 out.append(f"p{seat} search {Tile.from_index(t) if seat == player else '?'}")
         elif self._pending_draw:
-            out.append(f"p{self._engine.current_player} draw")
+            out.append(f"p{self._live.current_player} draw")
         return out
 
     def information_state_string(self, player: int | None = None) -> str:
@@ -370,7 +379,7 @@ class _Observer:
         self._recall = perfect_recall
         rules = game.rules
         size = game.encoder.size
-        pieces = [("observation", size, (size,))]
+        pieces: list[tuple[str, int, tuple[int, ...]]] = [("observation", size, (size,))]
         if perfect_recall:
             pieces.append(("dealt", rules.rounds * rules.num_tiles, (rules.rounds, rules.num_tiles)))
             pieces.append(("events", 4 * game.max_events, (game.max_events, 4)))
@@ -412,7 +421,7 @@ class _Observer:
                 seat = (r % n + 1 + j) % n
                 add(int(EventKind.SEARCH_DRAW), seat, None, t if seat == player else None)
         elif state._pending_draw:
-            add(int(EventKind.DRAW), engine.current_player, rules.num_actions - 2, None)
+            add(int(EventKind.DRAW), state._live.current_player, rules.num_actions - 2, None)
 
     def string_from(self, state: ChickenFootState, player: int) -> str:
         if self._recall:
@@ -444,10 +453,12 @@ def state_from_game(game: Game, spiel_game: ChickenFootGame | None = None) -> Ch
                     state.apply_action(Tile.of(*tile).index)
             searched = [x for x in events if x.round == e.round and x.kind == EventKind.SEARCH_DRAW]
             for x in searched:
+                assert x.tile is not None  # the whole record: every tile is known
                 state.apply_action(x.tile.index)
         if e.kind == EventKind.PLAY or e.kind == EventKind.PASS:
             state.apply_action(e.action)
         elif e.kind == EventKind.DRAW:
+            assert e.tile is not None  # the whole record: every tile is known
             state.apply_action(e.action)
             state.apply_action(e.tile.index)
     return state
@@ -486,7 +497,7 @@ def resampler(state: ChickenFootState, player: int, rng: np.random.Generator | N
 def _round_view(state: ChickenFootState, player: int) -> list[tuple]:
     """The current round's events as ``player`` sees them, each with the open values just before
     it (the values a draw or pass could not match), from a replay of the game."""
-    engine = state.engine
+    engine = state._live
     r = len(state._deals) - 1
     replay = Game(state._rules, deals=state.deals(), seed=0)
     actions = engine.actions()
@@ -517,7 +528,8 @@ def _sample_round(state: ChickenFootState, player: int, view: list[tuple],
     dealt = {q: [-1] * h for q in others}
     draws: list[list[int]] = []  # [seat, tile or -1] per boneyard tile drawn, top first (R6 search draws first)
     avoid: dict[tuple, int] = {}  # slot -> values its tile may not carry
-    in_hand = {q: {("deal", q, i) for i in range(h)} for q in others}
+    # a slot: ("deal", seat, i), the i-th tile dealt to a seat, or ("draw", j), the j-th drawn
+    in_hand: dict[int, set[tuple[Any, ...]]] = {q: {("deal", q, i) for i in range(h)} for q in others}
     known = set(own_deal)
     decisions: list[tuple[int, int]] = []  # (action, seat) to replay
     searched = any(e.kind == EventKind.SEARCH_DRAW for e, _ in view)
@@ -584,7 +596,7 @@ def _sample_round(state: ChickenFootState, player: int, view: list[tuple],
         last = e
     placed = {t for hand in dealt.values() for t in hand if t >= 0} | {t for _, t in draws if t >= 0}
     pool = [int(t) for t in rng.permutation([t for t in range(rules.num_tiles) if t not in known and t not in placed])]
-    unknown = [("deal", q, i) for q in others for i in range(h) if dealt[q][i] < 0]
+    unknown: list[tuple[Any, ...]] = [("deal", q, i) for q in others for i in range(h) if dealt[q][i] < 0]
     unknown += [("draw", j) for j, (_, t) in enumerate(draws) if t < 0]
     unknown.sort(key=lambda s: (-bin(avoid.get(s, 0)).count("1"), rng.random()))
     for slot in unknown:
@@ -609,9 +621,9 @@ def _replay(state: ChickenFootState, deal: dict, decisions: list[tuple[int, int]
     r = len(state._deals) - 1
     deals = [*state.deals()[:r], deal]
     engine = Game(rules, deals=deals, seed=0)
-    before = sum(1 for e in state.engine.events() if e.round < r and e.kind in (EventKind.PLAY, EventKind.DRAW,
-                                                                                 EventKind.PASS))
-    engine.apply_all(state.engine.actions()[:before])
+    before = sum(1 for e in state._live.events() if e.round < r and e.kind in (EventKind.PLAY, EventKind.DRAW,
+                                                                                EventKind.PASS))
+    engine.apply_all(state._live.actions()[:before])
 
     def keep_if_hidden(next_seat: int, next_action: int | None) -> None:
         cur = engine.current_player
@@ -624,7 +636,7 @@ def _replay(state: ChickenFootState, deal: dict, decisions: list[tuple[int, int]
             return None
         engine.apply(action)
     keep_if_hidden(state.current_player(), None)
-    if engine.current_player != state.engine.current_player:
+    if engine.current_player != state._live.current_player:
         return None
     new = state.get_game().new_initial_state()
     new._deals = deals

@@ -25,7 +25,8 @@ class TianshouObservation(gymnasium.ObservationWrapper):
     def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(env)
         inner = env.observation_space
-        n = inner["action_mask"].shape[0]
+        assert isinstance(inner, gymnasium.spaces.Dict)  # the gym env's {"observation", "action_mask"}
+        n = gymnasium.spaces.utils.flatdim(inner["action_mask"])
         self.observation_space = gymnasium.spaces.Dict({
             "obs": inner["observation"],
             "mask": gymnasium.spaces.MultiBinary(n),
@@ -37,7 +38,7 @@ class TianshouObservation(gymnasium.ObservationWrapper):
     # Tianshou stacks infos into one array per key, so every step must carry the same keys with
     # fixed shapes: keep the seat and the game's totals so far (the variable-length round lists stay out).
     def _info(self, info: dict) -> dict:
-        totals = self.env.unwrapped.aec.game.totals
+        totals = self.env.unwrapped.aec.game.totals  # type: ignore[attr-defined]  # ChickenFootGymEnv's
         return {"seat": int(info["seat"]), "totals": np.asarray(totals, dtype=np.int64)}
 
     def reset(self, **kwargs):
