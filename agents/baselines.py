@@ -204,7 +204,7 @@ def score_plays_state(s, b, plays, out, tables, held, opp_lack, next_lack, open_
     ``opp_lack``, ``next_lack`` (float64) and ``open_after`` (bool), each (K,), and ``mine`` (T,)
     int64 are working arrays."""
     n, k = s.hand.shape[1], opp_lack.shape[0]
-    seat = s.cur[b]
+    seat = s.current_player[b]
     for v in range(k):
         opp_lack[v] = 0.0
     for i in range(1, n):
@@ -216,9 +216,9 @@ def score_plays_state(s, b, plays, out, tables, held, opp_lack, next_lack, open_
                     next_lack[v] = 1.0
             elif i == 1:
                 next_lack[v] = 0.0
-    pend_count = s.pend[b]
-    pend_value = s.pend_val[b] if pend_count else -1
-    _score(s.hand[b, seat], opp_lack, next_lack, s.ends[b], pend_count, pend_value, plays, out, tables, held,
+    pend_count = s.pending[b]
+    pend_value = s.pending_value[b] if pend_count else -1
+    _score(s.hand[b, seat], opp_lack, next_lack, s.open_ends[b], pend_count, pend_value, plays, out, tables, held,
            open_after, mine)
 
 

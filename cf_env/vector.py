@@ -121,25 +121,24 @@ class State(NamedTuple):
     """The batched games' arrays, first axis the game ``b`` (``VectorGame`` keeps them as attributes)."""
 
     hand: np.ndarray  #: (B, n, T) uint8, 1 where seat p holds tile t
-    #: (B, n) tiles in each hand
-    count: np.ndarray  # type: ignore[assignment]  # the field shadows tuple.count
+    hand_sizes: np.ndarray  #: (B, n) tiles in each hand
     bone: np.ndarray  #: (B, T) this round's deal: hands in seat order, then the boneyard top first
     bone_pos: np.ndarray  #: (B,) index in ``bone`` of the boneyard's top tile
     played: np.ndarray  #: (B, T) uint8, 1 where a tile is on this round's layout
-    ends: np.ndarray  #: (B, K) free open ends showing each pip value
-    pend: np.ndarray  #: (B,) forced slots still empty (R9 arms, R10 toes)
-    pend_val: np.ndarray  #: (B,) the value they need
-    pend_role: np.ndarray  #: (B,) ``Role.ARM`` or ``Role.TOE``
-    cur: np.ndarray  #: (B,) seat to decide; -1 while a void game waits for a new deal
+    open_ends: np.ndarray  #: (B, K) free open ends showing each pip value
+    pending: np.ndarray  #: (B,) forced slots still empty (R9 arms, R10 toes)
+    pending_value: np.ndarray  #: (B,) the value they need
+    pending_role: np.ndarray  #: (B,) ``Role.ARM`` or ``Role.TOE``
+    current_player: np.ndarray  #: (B,) seat to decide; -1 while a void game waits for a new deal
     drawn: np.ndarray  #: (B,) tile just drawn and playable (R12), -1 if none
     unmatched: np.ndarray  #: (B, n) bitmask of values each seat could not match (R17)
     owner: np.ndarray  #: (B, T) seat that placed each tile on this round's layout, -1 if none
     draws: np.ndarray  #: (B, n) tiles each seat drew this round (R6 search draws included)
     void_at: np.ndarray  #: (B, n, K) 1 + draws before each seat's latest failure facing a value; 0 if none
-    rnd: np.ndarray  #: (B,) round index
+    round_index: np.ndarray  #: (B,) round index
     totals: np.ndarray  #: (B, n) points so far
     round_scores: np.ndarray  #: (B, rounds, n)
-    legal: np.ndarray  #: (B, A) uint8 legal actions of ``cur``
+    legal: np.ndarray  #: (B, A) uint8 legal actions of ``current_player``
     deals: np.ndarray  #: (B, rounds, T) this game's deals
     next_deals: np.ndarray  #: (B, rounds, T) the next game's deals
     need_deals: np.ndarray  #: (B,) uint8, 1 once ``next_deals`` was used and must be refilled
@@ -202,11 +201,11 @@ if numba is not None:
 
     @njit(cache=True, inline="always")
     def _open_values(s, b):
-        if s.pend[b] > 0:
-            return np.int64(1) << s.pend_val[b]
+        if s.pending[b] > 0:
+            return np.int64(1) << s.pending_value[b]
         vals = np.int64(0)
-        for v in range(s.ends.shape[1]):
-            if s.ends[b, v] > 0:
+        for v in range(s.open_ends.shape[1]):
+            if s.open_ends[b, v] > 0:
                 vals |= np.int64(1) << v
         return vals
 
@@ -235,11 +234,11 @@ if numba is not None:
 
     @njit(cache=True)
     def _start_round(b, s, c):
-        """R4-R7 for game ``b``: deal round ``rnd[b]``, find and place the starting double.
+        """R4-R7 for game ``b``: deal round ``round_index[b]``, find and place the starting double.
         Returns the first player to decide, or -1 when the holder went out placing it."""
         n, h = c.n, c.h
-        hand, count = s.hand, s.count
-        r = s.rnd[b]
+        hand, count = s.hand, s.hand_sizes
+        r = s.round_index[b]
         for p in range(n):
             for t in range(c.t_count):
                 hand[b, p, t] = 0
@@ -253,7 +252,7 @@ if numba is not None:
             s.owner[b, t] = -1
             s.bone[b, t] = s.deals[b, r, t]
         for v in range(c.k):
-            s.ends[b, v] = 0
+            s.open_ends[b, v] = 0
         for i in range(n):
             for j in range(h):
                 hand[b, i, s.deals[b, r, i * h + j]] = 1
@@ -282,9 +281,9 @@ if numba is not None:
         count[b, holder] -= 1
         s.played[b, st] = 1
         s.owner[b, st] = holder
-        s.pend[b] = c.arms  # R9
-        s.pend_val[b] = start
-        s.pend_role[b] = ROLE_ARM
+        s.pending[b] = c.arms  # R9
+        s.pending_value[b] = start
+        s.pending_role[b] = ROLE_ARM
         if count[b, holder] == 0:
             return -1
         return (holder + 1) % n
@@ -294,7 +293,7 @@ if numba is not None:
         """R14-R16: score the round into ``rew[b]``; return True when the game is over (its result
         goes to ``final_totals`` / ``final_winners`` only when ``record``)."""
         n = c.n
-        r = s.rnd[b]
+        r = s.round_index[b]
         total = 0
         for p in range(n):
             pts = 0
@@ -307,7 +306,7 @@ if numba is not None:
         for p in range(n):
             rew[b, p] += _round_reward(s.round_scores[b, r, p], total, n, c.reward_code, c.scale)
         if r + 1 < c.rounds:
-            s.rnd[b] = r + 1
+            s.round_index[b] = r + 1
             return False
         if not record:
             return True
@@ -331,7 +330,7 @@ if numba is not None:
                 s.round_scores[b, r, p] = 0
         for p in range(c.n):
             s.totals[b, p] = 0
-        s.rnd[b] = 0
+        s.round_index[b] = 0
         s.need_deals[b] = 1
 
     @njit(cache=True, inline="always")
@@ -366,14 +365,14 @@ if numba is not None:
                 if setting_up:  # a new game ended before its first decision: void, to be dealt again
                     for p in range(c.n):
                         s.reset_rewards[b, p] = 0.0
-                    s.cur[b] = -1
+                    s.current_player[b] = -1
                     s.drawn[b] = -1
                     return
                 s.done[b] = 1
                 _new_game(b, s, c)
                 setting_up = True
             q = _start_round(b, s, c)
-        s.cur[b] = q
+        s.current_player[b] = q
         s.drawn[b] = -1
 
     @njit(cache=True, inline="always")
@@ -386,7 +385,7 @@ if numba is not None:
         k, n = c.k, c.n
         kk = k * k
         legal = s.legal
-        p = s.cur[b]
+        p = s.current_player[b]
         q = (p + 1) % n  # who decides next; NOBODY ends the round
         if a < kk:  # R8-R10
             m = a // k
@@ -395,24 +394,24 @@ if numba is not None:
             s.hand[b, p, t] = 0
             s.played[b, t] = 1
             s.owner[b, t] = p
-            if s.pend[b] > 0:
-                s.pend[b] -= 1
+            if s.pending[b] > 0:
+                s.pending[b] -= 1
             else:
-                s.ends[b, m] -= 1
+                s.open_ends[b, m] -= 1
                 if m == x:
-                    s.pend[b] = TOES_PER_DOUBLE
-                    s.pend_val[b] = m
-                    s.pend_role[b] = ROLE_TOE
+                    s.pending[b] = TOES_PER_DOUBLE
+                    s.pending_value[b] = m
+                    s.pending_role[b] = ROLE_TOE
             if m != x:
-                s.ends[b, x] += 1
-            s.count[b, p] -= 1
-            if s.count[b, p] == 0:
+                s.open_ends[b, x] += 1
+            s.hand_sizes[b, p] -= 1
+            if s.hand_sizes[b, p] == 0:
                 q = NOBODY
         elif a == kk:  # R12 draw
             t = s.bone[b, s.bone_pos[b]]
             s.bone_pos[b] += 1
             s.hand[b, p, t] = 1
-            s.count[b, p] += 1
+            s.hand_sizes[b, p] += 1
             vals = _open_values(s, b)
             s.unmatched[b, p] = vals
             _fail(b, p, vals, s, c)
@@ -464,7 +463,7 @@ if numba is not None:
         """Game ``b``'s observation from its current player's seat into ``obs[b]``: every element
         written once (no zeroing pass first), the game's rows taken out of the arrays once."""
         n, k, tc = c.n, c.k, c.t_count
-        seat = s.cur[b]
+        seat = s.current_player[b]
         row = obs[b]
         hand = s.hand[b, seat]
         played = s.played[b]
@@ -479,10 +478,10 @@ if numba is not None:
             row[o.pending_value + v] = 0.0
         row[o.pending_kind] = 0.0
         row[o.pending_kind + 1] = 0.0
-        pend = s.pend[b]
+        pend = s.pending[b]
         if pend > 0:
-            row[o.pending_value + s.pend_val[b]] = 1.0
-            row[o.pending_kind + (0 if s.pend_role[b] == ROLE_ARM else 1)] = 1.0
+            row[o.pending_value + s.pending_value[b]] = 1.0
+            row[o.pending_kind + (0 if s.pending_role[b] == ROLE_ARM else 1)] = 1.0
         row[o.pending_count] = pend
         for i in range(1, n):
             opp = (seat + i) % n
@@ -504,15 +503,15 @@ if numba is not None:
             for t in range(tc):
                 row[base + t] = 1.0 if owner[t] == p else 0.0
         for v in range(k):
-            row[o.open_ends + v] = s.ends[b, v]
+            row[o.open_ends + v] = s.open_ends[b, v]
         for i in range(n):
             p = (seat + i) % n
             row[o.draws + i] = s.draws[b, p]
-            row[o.hand_sizes + i] = s.count[b, p]
+            row[o.hand_sizes + i] = s.hand_sizes[b, p]
             row[o.scores + i] = s.totals[b, p] * SCORE_FACTOR
         row[o.boneyard] = tc - s.bone_pos[b]
-        row[o.round] = s.rnd[b]
-        row[o.round + 1] = c.rounds - s.rnd[b] - 1
+        row[o.round] = s.round_index[b]
+        row[o.round + 1] = c.rounds - s.round_index[b] - 1
 
     # the observation writer as a compiled call (write_observation, for other compiled code) and
     # inlined into the step: a call passes the State's arrays field by field, and the step's three
@@ -522,11 +521,11 @@ if numba is not None:
 
     @njit(cache=True, inline="always")
     def _publish(b, s, c, o, obs, mask, seat):
-        """Write game ``b``'s observation, mask and seat (unless it waits for a new deal, cur -1).
+        """Write game ``b``'s observation, mask and seat (unless it waits for a new deal, current_player -1).
         Inlined into the kernels: it writes only ``obs``, ``mask`` and ``seat``, none of the
         State's arrays (see the kernels' note on prange)."""
-        seat[b] = s.cur[b]
-        if s.cur[b] >= 0:
+        seat[b] = s.current_player[b]
+        if s.current_player[b] >= 0:
             _write_obs_inline(b, s, c, o, obs)
             for a in range(s.legal.shape[1]):
                 mask[b, a] = s.legal[b, a]
@@ -604,7 +603,7 @@ if numba is not None:
 
     @njit(cache=True, parallel=True)
     def _reset_kernel(s, c, o, obs, mask, seat):
-        done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals
+        done, need_deals, rnd, totals = s.done, s.need_deals, s.round_index, s.totals
         rewards, reset_rewards = s.rewards, s.reset_rewards
         scores = (rnd, totals)
         for i in prange(obs.shape[0]):
@@ -612,7 +611,7 @@ if numba is not None:
 
     @njit(cache=True)
     def _reset_serial(s, c, o, obs, mask, seat):
-        done, need_deals, rnd, totals = s.done, s.need_deals, s.rnd, s.totals
+        done, need_deals, rnd, totals = s.done, s.need_deals, s.round_index, s.totals
         rewards, reset_rewards = s.rewards, s.reset_rewards
         scores = (rnd, totals)
         for b in range(obs.shape[0]):
@@ -638,21 +637,21 @@ if numba is not None:
         and writes (not the deals, nor the finished game's results), ``done`` cleared. The search
         agents copy a world's public state this way before dealing its hidden tiles."""
         dst.hand[j] = src.hand[i]
-        dst.count[j] = src.count[i]
+        dst.hand_sizes[j] = src.hand_sizes[i]
         dst.bone[j] = src.bone[i]
         dst.bone_pos[j] = src.bone_pos[i]
         dst.played[j] = src.played[i]
-        dst.ends[j] = src.ends[i]
-        dst.pend[j] = src.pend[i]
-        dst.pend_val[j] = src.pend_val[i]
-        dst.pend_role[j] = src.pend_role[i]
-        dst.cur[j] = src.cur[i]
+        dst.open_ends[j] = src.open_ends[i]
+        dst.pending[j] = src.pending[i]
+        dst.pending_value[j] = src.pending_value[i]
+        dst.pending_role[j] = src.pending_role[i]
+        dst.current_player[j] = src.current_player[i]
         dst.drawn[j] = src.drawn[i]
         dst.unmatched[j] = src.unmatched[i]
         dst.owner[j] = src.owner[i]
         dst.draws[j] = src.draws[i]
         dst.void_at[j] = src.void_at[i]
-        dst.rnd[j] = src.rnd[i]
+        dst.round_index[j] = src.round_index[i]
         dst.totals[j] = src.totals[i]
         dst.round_scores[j] = src.round_scores[i]
         dst.legal[j] = src.legal[i]
@@ -680,12 +679,12 @@ def new_state(c: Consts, num_games: int) -> State:
     """Zeroed arrays for ``num_games`` games under constants ``c`` (``drawn`` -1: no tile drawn)."""
     b, n, t, r, a = num_games, c.n, c.t_count, c.rounds, c.k * c.k + 2
     return State(
-        hand=np.zeros((b, n, t), np.uint8), count=np.zeros((b, n), np.int64), bone=np.zeros((b, t), np.int64),
-        bone_pos=np.zeros(b, np.int64), played=np.zeros((b, t), np.uint8), ends=np.zeros((b, c.k), np.int64),
-        pend=np.zeros(b, np.int64), pend_val=np.zeros(b, np.int64), pend_role=np.zeros(b, np.int64),
-        cur=np.zeros(b, np.int64), drawn=np.full(b, -1, np.int64), unmatched=np.zeros((b, n), np.int64),
+        hand=np.zeros((b, n, t), np.uint8), hand_sizes=np.zeros((b, n), np.int64), bone=np.zeros((b, t), np.int64),
+        bone_pos=np.zeros(b, np.int64), played=np.zeros((b, t), np.uint8), open_ends=np.zeros((b, c.k), np.int64),
+        pending=np.zeros(b, np.int64), pending_value=np.zeros(b, np.int64), pending_role=np.zeros(b, np.int64),
+        current_player=np.zeros(b, np.int64), drawn=np.full(b, -1, np.int64), unmatched=np.zeros((b, n), np.int64),
         owner=np.full((b, t), -1, np.int64), draws=np.zeros((b, n), np.int64), void_at=np.zeros((b, n, c.k), np.int64),
-        rnd=np.zeros(b, np.int64), totals=np.zeros((b, n), np.int64), round_scores=np.zeros((b, r, n), np.int64),
+        round_index=np.zeros(b, np.int64), totals=np.zeros((b, n), np.int64), round_scores=np.zeros((b, r, n), np.int64),
         legal=np.zeros((b, a), np.uint8), deals=np.zeros((b, r, t), np.int64), next_deals=np.zeros((b, r, t), np.int64),
         need_deals=np.zeros(b, np.uint8), done=np.zeros(b, np.uint8), final_totals=np.zeros((b, n), np.int64),
         final_winners=np.zeros((b, n), np.uint8), rewards=np.zeros((b, n), np.float64),
@@ -704,21 +703,21 @@ class VectorGame:
     never compiles the threaded kernels (13 s less on a fresh cache)."""
 
     hand: np.ndarray
-    count: np.ndarray
+    hand_sizes: np.ndarray
     bone: np.ndarray
     bone_pos: np.ndarray
     played: np.ndarray
-    ends: np.ndarray
-    pend: np.ndarray
-    pend_val: np.ndarray
-    pend_role: np.ndarray
-    cur: np.ndarray
+    open_ends: np.ndarray
+    pending: np.ndarray
+    pending_value: np.ndarray
+    pending_role: np.ndarray
+    current_player: np.ndarray
     drawn: np.ndarray
     unmatched: np.ndarray
     owner: np.ndarray
     draws: np.ndarray
     void_at: np.ndarray
-    rnd: np.ndarray
+    round_index: np.ndarray
     totals: np.ndarray
     round_scores: np.ndarray
     legal: np.ndarray
@@ -814,10 +813,10 @@ class VectorGame:
             self.next_deals[idx] = self._shuffled(idx.size)
 
     def _redeal_void(self) -> None:
-        """Deal again every game that ended before its first decision (``cur`` -1; only degenerate
+        """Deal again every game that ended before its first decision (``current_player`` -1; only degenerate
         configurations, e.g. 1-tile hands, do that), until each has a decision to make."""
         for _ in range(MAX_VOID_DEALS):
-            void = np.flatnonzero(self.cur < 0)
+            void = np.flatnonzero(self.current_player < 0)
             if not void.size:
                 return
             self.void_games[void] += 1

@@ -91,9 +91,9 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
                 warm, _ = imitate(imitate_agent, config, imitation_games, imitation_epochs, hidden, seed,
                                   progress=progress, action_head=action_head)
             start = copy.deepcopy(warm)
-        settings = FitSettings(temperature=temperature, epochs=epochs, learning_rate=learning_rate,
-                               hidden=tuple(hidden), seed=seed, action_head=action_head)
-        model, stats = fit(train, config, settings, init=start, test=test, progress=progress)
+        how = FitSettings(temperature=temperature, epochs=epochs, learning_rate=learning_rate, hidden=tuple(hidden),
+                          seed=seed, action_head=action_head)
+        model, stats = fit(train, config, how, init=start, test=test, progress=progress)
         last = stats["history"][-1]
         row = {"size": size, **settings, "teacher": teacher, "labels": len(train["ret"]),
                "test_labels": len(test["ret"]),

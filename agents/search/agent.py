@@ -245,7 +245,7 @@ class SearchAgent:
             prepare_worlds(self._template, state, self._consts, actions, chunk, world, self._scratch)
             steps = slots
             while True:
-                rows = np.flatnonzero(state.rnd[:slots] == 0)
+                rows = np.flatnonzero(state.round_index[:slots] == 0)
                 if not rows.size:
                     break
                 observe_rows(state, self._consts, self._offsets, rows, obs, mask)

@@ -105,8 +105,8 @@ def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation
         deal_hidden(s, GAME0, world, scratch)
         node = 0
         depth = 0
-        while s.rnd[0] == 0 and depth < path.shape[0]:
-            p = s.cur[0]
+        while s.round_index[0] == 0 and depth < path.shape[0]:
+            p = s.current_player[0]
             ch = tree.child[node]
             while ch >= 0:
                 child_of[tree.action[ch]] = ch
@@ -148,7 +148,7 @@ def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation
             node = chosen
             if n_untried > 0:
                 break
-        if s.rnd[0] == 0:
+        if s.round_index[0] == 0:
             tree.meta[1] += rollout(s, c, GAME0, policy, scratch.rs)
         round_values(s, GAME0, c.n, valuation, vals)
         for d in range(depth):

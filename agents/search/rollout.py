@@ -85,7 +85,7 @@ def rollout(s, c, b, policy, rs):
     (:func:`cf_env.vector.njit_unrefcounted`): about 2.5 times the decisions a second."""
     steps = 0
     for _ in range(1 << 20):  # bounded: every round ends (each draw empties the boneyard, each pass leads to a play)
-        if s.rnd[b] != 0:
+        if s.round_index[b] != 0:
             break
         a = choose(s, c, b, policy, rs)
         apply_action_inline(b, a, s, c)

@@ -115,7 +115,7 @@ class StateView(NamedTuple):
 
     hands: list  #: per seat, the hand as action bits
     played: int  #: tiles on this round's layout, as action bits
-    current: int  #: the seat to decide; -1 once the game is over
+    current_player: int  #: the seat to decide; -1 once the game is over
     drawn: int  #: tile index the current player just drew and may play or keep (R12); -1 if none
     pending: int  #: forced slots still empty (R9 arms, R10 toes); 0 when play is free
     pending_value: int  #: the pip value the forced slots need
@@ -278,12 +278,13 @@ class Game:
     """
 
     __slots__ = (
-        "config", "_t", "_rng", "_scripted", "_deals", "_events", "_n", "_k", "_draw", "_pass",
-        "_draw_bit", "_pass_bit", "_until", "_hands", "_counts", "_bone", "_ends", "_end_nodes",
-        "_free_open", "_vals", "_open", "_pend", "_pend_val", "_pend_parent", "_pend_role",
-        "_layout", "_played", "_unmatched", "_cur", "_legal", "_drawn", "_round", "_round_scores",
-        "_totals", "_over", "_winners", "_round_ends", "_rtag", "_arms", "_points", "_round_hands",
-        "_played_by", "_draws", "_void_at", "_round_start", "_tab", "_tmv", "_tl", "_hist", "_hmv", "_hrows",
+        "config", "_actions", "_rng", "_scripted", "_deals", "_events", "_num_players", "_num_values",
+        "_draw_action", "_pass_action", "_draw_bit", "_pass_bit", "_until_playable", "_hands", "_hand_sizes",
+        "_boneyard", "_open_ends", "_end_nodes", "_free_open", "_open_values", "_open_plays", "_pending",
+        "_pending_value", "_pending_parent", "_pending_role", "_layout", "_played", "_unmatched", "_current",
+        "_legal", "_drawn", "_round_index", "_round_scores", "_totals", "_over", "_winners", "_round_ends",
+        "_round_tag", "_arms", "_points", "_round_hands", "_played_by", "_draws", "_void_at", "_round_start",
+        "_table", "_table_view", "_table_layout", "_history", "_history_view", "_history_bytes",
     )
 
     def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
@@ -294,33 +295,33 @@ class Game:
         self.config = cfg
         self._scripted = validate_deals(deals, cfg)
         self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        t = self._t = action_table(cfg.max_pip)
-        self._n = cfg.num_players
-        self._k = t.k
-        self._draw, self._pass = t.draw, t.pass_
+        t = self._actions = action_table(cfg.max_pip)
+        self._num_players = cfg.num_players
+        self._num_values = t.k
+        self._draw_action, self._pass_action = t.draw, t.pass_
         self._draw_bit, self._pass_bit = t.draw_bit, t.pass_bit
-        self._until = cfg.draw_rule == "until_playable"
+        self._until_playable = cfg.draw_rule == "until_playable"
         self._deals: list[bytes] = []  # per round: the hands in seat order, then the boneyard top first
         self._events = array("i")
-        self._round = -1
+        self._round_index = -1
         self._round_scores: list[list[int]] = []
         self._round_ends: list[tuple[int, int]] = []  # (RoundEnd, player who went out or -1)
         self._round_hands: list[tuple[int, ...]] = []  # per finished round: each seat's hand bits at its end
-        self._totals = [0] * self._n
+        self._totals = [0] * self._num_players
         self._over = False
         self._winners: list[int] = []
         self._arms = cfg.center_arms
         # R15 per tile, from the one scoring rule (the batched engine compiles the same function)
         self._points = tuple(tile_points(lo, hi, cfg.double_blank_points) for lo, hi in zip(t.tile_low, t.tile_high))
-        self._rtag = 0
-        self._cur = _NO_CUR
+        self._round_tag = 0
+        self._current = _NO_CUR
         self._legal = 0
-        self._tab: np.ndarray | None = None  # the state table, once someone reads it (table())
-        self._tmv: _FloatSlots | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
-        self._tl = table_layout(cfg)
-        self._hist: np.ndarray | None = None  # each seat's view of the round's events, once read (history())
-        self._hmv: memoryview | None = None  # the same memory, flat, for the per-event writes
-        self._hrows: list[int] = []  # bytes of each seat's view written so far (8 a row)
+        self._table: np.ndarray | None = None  # the state table, once someone reads it (table())
+        self._table_view: _FloatSlots | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
+        self._table_layout = table_layout(cfg)
+        self._history: np.ndarray | None = None  # each seat's view of the round's events, once read (history())
+        self._history_view: memoryview | None = None  # the same memory, flat, for the per-event writes
+        self._history_bytes: list[int] = []  # bytes of each seat's view written so far (8 a row)
         self._advance(self._start_round())
 
     # ------------------------------------------------------------------ round set-up (R4-R7)
@@ -328,8 +329,8 @@ class Game:
     def _start_round(self) -> int:
         """Deal, find and place the starting double; return the first player to decide,
         or -1 if the holder went out by placing it (a 1-tile hand)."""
-        cfg, t, n = self.config, self._t, self._n
-        r = self._round = self._round + 1
+        cfg, t, n = self.config, self._actions, self._num_players
+        r = self._round_index = self._round_index + 1
         scripted = self._scripted[r] if r < len(self._scripted) else None
         if scripted is None:
             perm = self._rng.permutation(t.num_tiles).tolist()
@@ -346,13 +347,13 @@ class Game:
             for tile in hand:
                 bits |= tile_bits[tile]
             self._hands[p] = bits
-        self._counts = [len(h) for h in hands]
-        self._bone = list(reversed(bone_top_first))  # pop() takes the top
-        k = self._k
-        self._ends = [0] * k
+        self._hand_sizes = [len(h) for h in hands]
+        self._boneyard = list(reversed(bone_top_first))  # pop() takes the top
+        k = self._num_values
+        self._open_ends = [0] * k
         self._end_nodes: list[list[int]] = [[] for _ in range(k)]
         self._free_open = 0
-        self._vals = 0
+        self._open_values = 0
         self._layout = []
         self._played = 0
         self._unmatched = [0] * n
@@ -362,7 +363,7 @@ class Game:
         self._drawn = -1
         ev = self._events
         self._round_start = len(ev)
-        rtag = self._rtag = r << _EV_ROUND
+        rtag = self._round_tag = r << _EV_ROUND
         # R5/R6: round r starts with the double (max_pip - r); its holder places it.
         start = cfg.max_pip - r
         start_tile = Tile(start, start).index
@@ -375,9 +376,9 @@ class Game:
         if holder < 0:  # R6 search: from the dealer's left, one tile each in turn until found
             p = (r % n + 1) % n
             while True:
-                tile = self._bone.pop()
+                tile = self._boneyard.pop()
                 self._hands[p] |= tile_bits[tile]
-                self._counts[p] += 1
+                self._hand_sizes[p] += 1
                 self._draws[p] += 1
                 ev.append(EventKind.SEARCH_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | rtag)
                 if tile == start_tile:
@@ -385,18 +386,18 @@ class Game:
                     break
                 p = (p + 1) % n
         self._hands[holder] &= ~sbits
-        self._counts[holder] -= 1
+        self._hand_sizes[holder] -= 1
         self._played = sbits
         self._played_by[holder] = sbits
         self._layout.append(_pack_placement(start, start, -1, -1, Role.CENTER, holder))
         ev.append(EventKind.START | holder << _EV_PLAYER | start_tile << _EV_PAYLOAD | rtag)
         # R9: every play goes onto an empty centre arm until all of them hold a tile.
-        self._pend = cfg.center_arms
-        self._pend_val = start
-        self._pend_parent = 0
-        self._pend_role = _ARM
-        self._open = t.row_bits[start]
-        if self._counts[holder] == 0:
+        self._pending = cfg.center_arms
+        self._pending_value = start
+        self._pending_parent = 0
+        self._pending_role = _ARM
+        self._open_plays = t.row_bits[start]
+        if self._hand_sizes[holder] == 0:
             self._round_ends.append((RoundEnd.DOMINO, holder))
             return -1
         return (holder + 1) % n  # R7
@@ -408,11 +409,11 @@ class Game:
         blocked), starting later rounds as needed."""
         while True:
             if q >= 0:
-                op = self._open
+                op = self._open_plays
                 legal = self._hands[q] & op
                 if legal:
                     break
-                if self._bone:  # R12: no play, must draw
+                if self._boneyard:  # R12: no play, must draw
                     legal = self._draw_bit
                     break
                 for h in self._hands:  # R13 pass, unless nobody can play (R14 blocked)
@@ -424,21 +425,21 @@ class Game:
                 self._round_ends.append((RoundEnd.BLOCKED, -1))
             self._finish_round()
             if self._over:
-                self._cur = _NO_CUR
+                self._current = _NO_CUR
                 self._legal = 0
                 return
             q = self._start_round()
-            if self._tab is not None:
+            if self._table is not None:
                 self._fill_table()
-            if self._hist is not None:
+            if self._history is not None:
                 self._fill_history()
-        self._cur = q
+        self._current = q
         self._legal = legal
         self._drawn = -1
 
     def _finish_round(self) -> None:
         """R14/R15: score the hands, log the end, and decide the game after the last round."""
-        t = self._t
+        t = self._actions
         reason, out = self._round_ends[-1]
         points = self._points
         scores = [sum([points[tile] for tile in t.bits_to_tiles(h)]) for h in self._hands]
@@ -446,15 +447,15 @@ class Game:
         self._round_hands.append(tuple(self._hands))
         for p, s in enumerate(scores):
             self._totals[p] += s
-        tab = self._tmv
+        tab = self._table_view
         if tab is not None:
-            at = self._tl.scores
+            at = self._table_layout.scores
             for p, total in enumerate(self._totals):
                 tab[at + p] = total * SCORE_FACTOR  # a float64 product, rounded once to float32
         self._events.append(
-            EventKind.ROUND_END | (out & 0xFF) << _EV_PLAYER | int(reason) << _EV_PAYLOAD | self._round << _EV_ROUND
+            EventKind.ROUND_END | (out & 0xFF) << _EV_PLAYER | int(reason) << _EV_PAYLOAD | self._round_index << _EV_ROUND
         )
-        if self._round + 1 >= self.config.rounds:
+        if self._round_index + 1 >= self.config.rounds:
             self._over = True
             self._winners = winners_of(self._round_scores)
 
@@ -471,17 +472,17 @@ class Game:
         a = action if type(action) is int else self._coerce(action)
         if a < 0 or not (self._legal >> a) & 1:
             self._reject(a)
-        if a < self._draw:
-            self._play(self._cur, a)
-        elif a == self._draw:
-            self._draw_one(self._cur)
+        if a < self._draw_action:
+            self._play(self._current, a)
+        elif a == self._draw_action:
+            self._draw_one(self._current)
         else:
-            self._pass_turn(self._cur)
+            self._pass_turn(self._current)
         return len(self._round_scores)
 
     def _play(self, p: int, a: int) -> None:
         """R8-R10: player ``p`` plays action ``a``'s tile; then the next player's turn (R14 if out)."""
-        t = self._t
+        t = self._actions
         bits = t.action_tile_bits[a]
         hands = self._hands
         hands[p] &= ~bits
@@ -491,46 +492,46 @@ class Game:
         x = t.expose[a]
         layout = self._layout
         node = len(layout)
-        ends = self._ends
-        pend = self._pend
+        ends = self._open_ends
+        pend = self._pending
         if pend:  # a forced centre arm (R9) or toe (R10)
-            parent = self._pend_parent
-            role = self._pend_role
+            parent = self._pending_parent
+            role = self._pending_role
             arm = (self._arms - pend) if role == _ARM else (layout[parent] >> _L_ARM & _ARM_MASK) - 1
             pend -= 1
-            self._pend = pend
+            self._pending = pend
         else:  # any open end showing m; the canonical one is the one open longest
             parent = self._end_nodes[m].pop(0)
             arm = (layout[parent] >> _L_ARM & _ARM_MASK) - 1
             ends[m] -= 1
             if not ends[m]:
                 self._free_open ^= t.row_bits[m]
-                self._vals ^= 1 << m
+                self._open_values ^= 1 << m
             role = _LINE
             if m == x:  # R10: a double closes the end and opens three toes
                 role = _DOUBLE
-                pend = self._pend = TOES_PER_DOUBLE
-                self._pend_val = m
-                self._pend_parent = node
-                self._pend_role = _TOE
+                pend = self._pending = TOES_PER_DOUBLE
+                self._pending_value = m
+                self._pending_parent = node
+                self._pending_role = _TOE
         # _pack_placement, inlined: a call costs more than the rest of this line on the per-play path
         layout.append(m | x << _L_EXPOSE | (parent + 1) << _L_PARENT | (arm + 1) << _L_ARM | role << _L_ROLE
                       | p << _L_PLAYER)
         if role != _DOUBLE:
             if not ends[x]:
                 self._free_open |= t.row_bits[x]
-                self._vals |= 1 << x
+                self._open_values |= 1 << x
             ends[x] += 1
             self._end_nodes[x].append(node)
-        op = self._open = t.row_bits[self._pend_val] if pend else self._free_open
-        self._events.append(_PLAY | p << _EV_PLAYER | a << _EV_PAYLOAD | self._rtag)
-        if self._hmv is not None:
+        op = self._open_plays = t.row_bits[self._pending_value] if pend else self._free_open
+        self._events.append(_PLAY | p << _EV_PLAYER | a << _EV_PAYLOAD | self._round_tag)
+        if self._history_view is not None:
             self._history_append(_PLAY, p, a)
-        counts = self._counts
+        counts = self._hand_sizes
         counts[p] -= 1
-        tab = self._tmv
+        tab = self._table_view
         if tab is not None:  # the few entries this play changes (see table())
-            tl = self._tl
+            tl = self._table_layout
             tile = t.action_tile[a]
             tab[tl.hand_of[p] + tile] = 0.0
             tab[tl.layout + tile] = 1.0
@@ -556,11 +557,11 @@ class Game:
             self._advance(-1)
             return
         q = p + 1
-        if q == self._n:
+        if q == self._num_players:
             q = 0
         legal = hands[q] & op
         if legal:  # the common case, inlined
-            self._cur = q
+            self._current = q
             self._legal = legal
             self._drawn = -1
         else:
@@ -569,25 +570,25 @@ class Game:
     def _draw_one(self, p: int) -> None:
         """R12: player ``p`` draws; a playable tile may be played or kept, else the turn ends (or,
         under ``until_playable``, ``p`` draws again while the boneyard lasts)."""
-        t = self._t
-        tile = self._bone.pop()
+        t = self._actions
+        tile = self._boneyard.pop()
         tbits = t.tile_bits[tile]
         self._hands[p] |= tbits
-        self._counts[p] += 1
+        self._hand_sizes[p] += 1
         before = self._unmatched[p]
-        faced = self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+        faced = self._unmatched[p] = (1 << self._pending_value) if self._pending else self._open_values
         self._fail(p, faced)
         self._draws[p] += 1
-        self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._rtag)
-        if self._hmv is not None:
+        self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._round_tag)
+        if self._history_view is not None:
             self._history_append(_DRAW, p, tile)
-        plays = tbits & self._open
-        tab = self._tmv
+        plays = tbits & self._open_plays
+        tab = self._table_view
         if tab is not None:
-            tl = self._tl
+            tl = self._table_layout
             tab[tl.hand_of[p] + tile] = 1.0
-            tab[tl.hand_sizes + p] = float(self._counts[p])
-            tab[tl.boneyard] = float(len(self._bone))
+            tab[tl.hand_sizes + p] = float(self._hand_sizes[p])
+            tab[tl.boneyard] = float(len(self._boneyard))
             tab[tl.draws + p] = float(self._draws[p])
             self._table_failure(tab, p, before, True)
             if plays:
@@ -595,28 +596,28 @@ class Game:
         if plays:  # play it now, or keep it (PASS)
             self._legal = plays | self._pass_bit
             self._drawn = tile
-        elif self._until and self._bone:  # house rule: keep drawing
+        elif self._until_playable and self._boneyard:  # house rule: keep drawing
             self._legal = self._draw_bit
         else:
-            self._advance((p + 1) % self._n)
+            self._advance((p + 1) % self._num_players)
 
     def _pass_turn(self, p: int) -> None:
         """PASS: ``p`` keeps the tile just drawn (R12) or has nothing to play with an empty boneyard (R13)."""
         kept = self._drawn >= 0
         before = self._unmatched[p]
         if not kept:
-            faced = self._unmatched[p] = (1 << self._pend_val) if self._pend else self._vals
+            faced = self._unmatched[p] = (1 << self._pending_value) if self._pending else self._open_values
             self._fail(p, faced)
-        tab = self._tmv
+        tab = self._table_view
         if tab is not None:
             if kept:
-                tab[self._tl.drawn + self._drawn] = 0.0
+                tab[self._table_layout.drawn + self._drawn] = 0.0
             else:
                 self._table_failure(tab, p, before, False)
-        self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._rtag)  # R17: see events()
-        if self._hmv is not None:
+        self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._round_tag)  # R17: see events()
+        if self._history_view is not None:
             self._history_append(_PASS, p, kept)
-        self._advance((p + 1) % self._n)
+        self._advance((p + 1) % self._num_players)
 
     def _fail(self, p: int, faced: int) -> None:
         """Player ``p`` shows it holds no tile with the values of ``faced`` (a bitmask): record the
@@ -632,7 +633,7 @@ class Game:
         """Seat ``p``'s ``unmatched``, ``void`` and ``void_draws`` entries after a failure to match
         (``before``: its unmatched values until now; ``drew``: the failure was a draw, so every
         value it has failed on counts one more draw)."""
-        tl = self._tl
+        tl = self._table_layout
         faced = self._unmatched[p]
         um, vo, vd = tl.unmatched_of[p], tl.void_of[p], tl.void_draws_of[p]
         changed = faced ^ before
@@ -656,8 +657,8 @@ class Game:
 
     def _fill_table(self) -> None:
         """Write the whole table from the state (when it is first read, and at each round's start)."""
-        tl, n, w = self._tl, self._n, self._k * self._k
-        tab = self._tab
+        tl, n, w = self._table_layout, self._num_players, self._num_values * self._num_values
+        tab = self._table
         assert tab is not None  # table() made it
         tab.fill(0.0)
         # the hands, the played-by sets and the layout as one int of action bits, unpacked in one go
@@ -673,16 +674,16 @@ class Game:
         tab[tl.layout:tl.layout + tl.num_tiles] = flags[2 * n]
         on = []
         for p in range(n):
-            tab[tl.hand_sizes + p] = self._counts[p]
+            tab[tl.hand_sizes + p] = self._hand_sizes[p]
             tab[tl.draws + p] = self._draws[p]
             tab[tl.scores + p] = self._totals[p] * SCORE_FACTOR
         if self._drawn >= 0 and not self._over:
             on.append(tl.drawn + self._drawn)
-        if self._pend:
-            on += [tl.pending_value + self._pend_val, tl.pending_kind + (self._pend_role != _ARM)]
+        if self._pending:
+            on += [tl.pending_value + self._pending_value, tl.pending_kind + (self._pending_role != _ARM)]
         for i in on:
             tab[i] = 1.0
-        for p in range(self._n):
+        for p in range(self._num_players):
             at, d = self._void_at[p], self._draws[p] + 1
             faced = self._unmatched[p]
             v = 0
@@ -695,19 +696,19 @@ class Game:
                 if a:
                     tab[tl.void_of[p] + v] = 1.0
                     tab[tl.void_draws_of[p] + v] = d - a
-        tab[tl.pending_count] = self._pend
-        for v, e in enumerate(self._ends):
+        tab[tl.pending_count] = self._pending
+        for v, e in enumerate(self._open_ends):
             if e:
                 tab[tl.open_ends + v] = e
-        tab[tl.boneyard] = len(self._bone)
-        tab[tl.round] = self._round
-        tab[tl.round + 1] = self.config.rounds - self._round - 1
+        tab[tl.boneyard] = len(self._boneyard)
+        tab[tl.round] = self._round_index
+        tab[tl.round + 1] = self.config.rounds - self._round_index - 1
 
     def _fill_history(self) -> None:
         """Every seat's view of the round's events so far (when first read, and at each round's start)."""
-        assert self._hist is not None  # history() made it
-        self._hist.fill(-1)
-        self._hrows = [0] * self._n
+        assert self._history is not None  # history() made it
+        self._history.fill(-1)
+        self._history_bytes = [0] * self._num_players
         for code in self._events[self._round_start:]:
             kind = code & 7
             if kind != _ROUND_END:
@@ -717,11 +718,11 @@ class Game:
         """One event into each seat's view, as R17 lets it see it (see :meth:`history`): each
         seat's row as 8 bytes, worked out once per distinct event and config (``_history_rows``)."""
         key = kind | p << _EV_PLAYER | payload << _EV_PAYLOAD
-        tl = self._tl
+        tl = self._table_layout
         seen = tl.history_rows.get(key)
         if seen is None:
             seen = self._history_rows(key)
-        h, rows = self._hmv, self._hrows
+        h, rows = self._history_view, self._history_bytes
         assert h is not None  # only called once history() made it
         for s, base, row in seen:
             o = base + rows[s]
@@ -733,21 +734,21 @@ class Game:
         every seat that sees event ``key``."""
         kind, p, payload = key & 7, key >> _EV_PLAYER & 0xFF, key >> _EV_PAYLOAD & 0x3FF
         out = []
-        for s in range(self._n):
+        for s in range(self._num_players):
             action = tile = -1
             if kind == _PASS:
                 if payload and p != s:  # a kept playable draw looks like any draw to the others
                     continue
-                action = self._pass
+                action = self._pass_action
             elif kind == _PLAY:
-                action, tile = payload, self._t.action_tile[payload]
+                action, tile = payload, self._actions.action_tile[payload]
             else:  # DRAW, SEARCH_DRAW, START: the tile is seen by the drawer alone, a START's by all
                 if kind == _DRAW:
-                    action = self._draw
+                    action = self._draw_action
                 if p == s or kind == _START:
                     tile = payload
-            out.append((s, s * self._tl.history_length * 8, struct.pack("<4h", (p - s) % self._n, kind, action, tile)))
-        rows = self._tl.history_rows[key] = tuple(out)
+            out.append((s, s * self._table_layout.history_length * 8, struct.pack("<4h", (p - s) % self._num_players, kind, action, tile)))
+        rows = self._table_layout.history_rows[key] = tuple(out)
         return rows
 
     def _coerce(self, action: Any) -> int:
@@ -759,22 +760,22 @@ class Game:
     def _reject(self, a: int) -> None:
         if self._over:
             raise GameOverError("the game is over; start a new Game")
-        name = self._t.strings[a] if 0 <= a < self._t.num_actions else "out of range"
+        name = self._actions.strings[a] if 0 <= a < self._actions.num_actions else "out of range"
         raise IllegalActionError(
-            f"action {a} ({name}) is not legal for player {self._cur}; legal: "
-            f"{[self._t.strings[b] + f' ({b})' for b in self.legal_actions()]}"
+            f"action {a} ({name}) is not legal for player {self._current}; legal: "
+            f"{[self._actions.strings[b] + f' ({b})' for b in self.legal_actions()]}"
         )
 
     # ------------------------------------------------------------------ read-only views
 
     @property
     def num_players(self) -> int:
-        return self._n
+        return self._num_players
 
     @property
     def current_player(self) -> int:
         """Seat that must decide now; -1 once the game is over."""
-        return self._cur
+        return self._current
 
     @property
     def is_over(self) -> bool:
@@ -782,17 +783,18 @@ class Game:
 
     @property
     def legal_bits(self) -> int:
-        """Legal actions as an int whose bit ``a`` is set when action ``a`` is legal."""
+        """Legal actions as an int whose bit ``a`` is set when action ``a`` is legal: the fast path
+        beside :meth:`legal_actions` (no list is built)."""
         return self._legal
 
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of :attr:`current_player` (empty once the game is over)."""
-        return self._t.bits_to_actions(self._legal)
+        return self._actions.bits_to_actions(self._legal)
 
     def legal_mask(self) -> list[int]:
         """0/1 list of length ``NUM_ACTIONS``."""
         legal = self._legal
-        return [(legal >> a) & 1 for a in range(self._t.num_actions)]
+        return [(legal >> a) & 1 for a in range(self._actions.num_actions)]
 
     def is_legal(self, action: int) -> bool:
         try:
@@ -804,30 +806,30 @@ class Game:
     @property
     def round_index(self) -> int:
         """0-based index of the round being played (of the last round once the game is over)."""
-        return self._round
+        return self._round_index
 
     @property
     def starting_double(self) -> int:
         """Pip value of this round's starting double (R5)."""
-        return self.config.max_pip - self._round
+        return self.config.max_pip - self._round_index
 
     @property
     def dealer(self) -> int:
         """Dealer of this round (R6): ``round_index mod num_players``."""
-        return self._round % self._n
+        return self._round_index % self._num_players
 
     def state_view(self) -> StateView:
         """The live state in one read (see :class:`StateView`; built with ``tuple.__new__``, half
         the cost of the NamedTuple's keyword-checking constructor on this per-observation path)."""
         return _new_tuple(StateView, (
-            self._hands, self._played, self._cur, -1 if self._over else self._drawn, self._pend, self._pend_val,
-            self._pend_role, self._unmatched, self._ends, self._counts, len(self._bone), self._round, self._totals,
+            self._hands, self._played, self._current, -1 if self._over else self._drawn, self._pending, self._pending_value,
+            self._pending_role, self._unmatched, self._open_ends, self._hand_sizes, len(self._boneyard), self._round_index, self._totals,
             self._played_by, self._draws, self._void_at))
 
     def turn(self) -> tuple[int, int]:
         """``(current_player, legal_bits)`` in one call, for a caller's per-step path (the AEC env);
         ``(-1, 0)`` once the game is over."""
-        return self._cur, self._legal
+        return self._current, self._legal
 
     def table(self) -> np.ndarray:
         """The state as one float32 vector, kept current move by move from the first call on (the
@@ -835,10 +837,10 @@ class Game:
         game.config)`` says where they are). It holds every hand: a reader picks what a seat may
         see. It is this game's live array, so it changes as the game goes on: do not write to it,
         and copy what you keep."""
-        tab = self._tab
+        tab = self._table
         if tab is None:
-            tab = self._tab = np.zeros(self._tl.size, np.float32)
-            self._tmv = _float_view(tab)
+            tab = self._table = np.zeros(self._table_layout.size, np.float32)
+            self._table_view = _float_view(tab)
             self._fill_table()
         return tab
 
@@ -851,32 +853,33 @@ class Game:
         tile left out, R17 as in :meth:`events`), then rows of -1 up to ``L =
         table_layout(config).history_length``. The round in play's (the last round's once the
         game is over). This game's live array: do not write to it, copy what you keep."""
-        hist = self._hist
+        hist = self._history
         if hist is None:
-            hist = self._hist = np.full((self._n, self._tl.history_length, 4), -1, np.int16)
-            self._hmv = hist.reshape(-1).data.cast("B")
+            hist = self._history = np.full((self._num_players, self._table_layout.history_length, 4), -1, np.int16)
+            self._history_view = hist.reshape(-1).data.cast("B")
             self._fill_history()
         return hist
 
     def hand(self, player: int) -> list[Tile]:
         """The tiles in ``player``'s hand, sorted."""
-        return [Tile.from_index(t) for t in self._t.bits_to_tiles(self._hands[player])]
+        return [Tile.from_index(t) for t in self._actions.bits_to_tiles(self._hands[player])]
 
     def hand_bits(self, player: int) -> int:
-        """``player``'s hand as action bits (a tile {m, x} sets bits ``m*K+x`` and ``x*K+m``)."""
+        """``player``'s hand as action bits (a tile {m, x} sets bits ``m*K+x`` and ``x*K+m``): the
+        fast path beside :meth:`hand`."""
         return self._hands[player]
 
     @property
     def hand_sizes(self) -> list[int]:
-        return list(self._counts)
+        return list(self._hand_sizes)
 
     @property
     def boneyard_size(self) -> int:
-        return len(self._bone)
+        return len(self._boneyard)
 
     def boneyard_tiles(self) -> list[int]:
         """The tile indices left in the boneyard, sorted (hidden information; not their order)."""
-        return sorted(self._bone)
+        return sorted(self._boneyard)
 
     def set_next_draw(self, tile: int) -> None:
         """Put ``tile`` (a tile index; it must be in the boneyard) on top of the boneyard, so the
@@ -886,7 +889,7 @@ class Game:
         Raises:
             DealError: the tile is not in the boneyard (nothing changes).
         """
-        bone = self._bone
+        bone = self._boneyard
         try:
             j = bone.index(_as_index(tile))
         except (ValueError, TypeError):
@@ -895,8 +898,8 @@ class Game:
         if j != top:
             # the record lists the boneyard top first after the hands: _bone[i] sits at base + (size - 1 - i)
             deal = bytearray(self._deals[-1])
-            size = len(deal) - self._n * self.config.hand_size
-            base = self._n * self.config.hand_size
+            size = len(deal) - self._num_players * self.config.hand_size
+            base = self._num_players * self.config.hand_size
             a, b = base + size - 1 - j, base + size - 1 - top
             deal[a], deal[b] = deal[b], deal[a]
             self._deals[-1] = bytes(deal)
@@ -904,25 +907,25 @@ class Game:
 
     @property
     def played_bits(self) -> int:
-        """Tiles on the layout this round, as action bits."""
+        """Tiles on the layout this round, as action bits: the fast path beside :meth:`layout`."""
         return self._played
 
     @property
     def open_ends(self) -> list[int]:
         """Open ends per pip value (the toes and centre arms still to fill are in :attr:`pending`)."""
-        return list(self._ends)
+        return list(self._open_ends)
 
     @property
     def open_values(self) -> int:
         """Bitmask of the pip values a play may match right now."""
-        return (1 << self._pend_val) if self._pend else self._vals
+        return (1 << self._pending_value) if self._pending else self._open_values
 
     @property
     def pending(self) -> Pending | None:
         """The forced slots (R9 centre arms or R10 toes) that must be filled first, if any."""
-        if not self._pend:
+        if not self._pending:
             return None
-        return Pending(Role(self._pend_role), self._pend_val, self._pend)
+        return Pending(Role(self._pending_role), self._pending_value, self._pending)
 
     @property
     def drawn_tile(self) -> Tile | None:
@@ -936,7 +939,7 @@ class Game:
 
     def played_by(self, player: int) -> list[Tile]:
         """The tiles ``player`` placed on this round's layout (the starting double included), sorted."""
-        return [Tile.from_index(t) for t in self._t.bits_to_tiles(self._played_by[player])]
+        return [Tile.from_index(t) for t in self._actions.bits_to_tiles(self._played_by[player])]
 
     def draws(self, player: int) -> int:
         """Tiles ``player`` drew from the boneyard this round (R6 search draws included; public)."""
@@ -982,7 +985,7 @@ class Game:
     def round_end_hands(self) -> list[list[list[Tile]]]:
         """For each finished round, the tiles each seat held when it ended (what R15 scored),
         seat order: a tile drawn on the round's last action included."""
-        tiles = self._t.bits_to_tiles
+        tiles = self._actions.bits_to_tiles
         return [[[Tile.from_index(i) for i in tiles(h)] for h in hands] for hands in self._round_hands]
 
     @property
@@ -1010,19 +1013,19 @@ class Game:
         same rule as ``_play``, which keeps it inline for speed; the tests hold the two equal).
         Raises :class:`IllegalActionError` for anything but a legal play."""
         a = self._coerce(action)
-        if a < 0 or a >= self._draw or not self._legal >> a & 1:
+        if a < 0 or a >= self._draw_action or not self._legal >> a & 1:
             raise IllegalActionError(f"action {action!r} is not a legal play now: no tile to place")
-        t = self._t
+        t = self._actions
         m, x = t.match[a], t.expose[a]
         layout = self._layout
-        if self._pend:
-            parent, role = self._pend_parent, self._pend_role
-            arm = (self._arms - self._pend) if role == _ARM else (layout[parent] >> _L_ARM & _ARM_MASK) - 1
+        if self._pending:
+            parent, role = self._pending_parent, self._pending_role
+            arm = (self._arms - self._pending) if role == _ARM else (layout[parent] >> _L_ARM & _ARM_MASK) - 1
         else:
             parent = self._end_nodes[m][0]
             arm = (layout[parent] >> _L_ARM & _ARM_MASK) - 1
             role = _DOUBLE if m == x else _LINE
-        return Placement(m, x, parent, arm, Role(role), self._cur)
+        return Placement(m, x, parent, arm, Role(role), self._current)
 
     def layout(self) -> list[Placement]:
         """Every tile on this round's layout, in the order played; index 0 is the centre double."""
@@ -1053,9 +1056,9 @@ class Game:
             detail = 0
             if kind == EventKind.PLAY:
                 action = payload
-                tile = Tile.from_index(self._t.action_tile[payload])
+                tile = Tile.from_index(self._actions.action_tile[payload])
             elif kind in (EventKind.DRAW, EventKind.SEARCH_DRAW):
-                action = self._draw if kind == EventKind.DRAW else None
+                action = self._draw_action if kind == EventKind.DRAW else None
                 if observer is None or observer == player:
                     tile = Tile.from_index(payload)
             elif kind == EventKind.START:
@@ -1063,7 +1066,7 @@ class Game:
             elif kind == EventKind.PASS:
                 if payload and observer is not None and observer != player:
                     continue
-                action = self._pass
+                action = self._pass_action
                 detail = payload
             else:
                 detail = payload
@@ -1080,9 +1083,9 @@ class Game:
             if kind == play:
                 out.append(v >> _EV_PAYLOAD & 0x3FF)
             elif kind == draw:
-                out.append(self._draw)
+                out.append(self._draw_action)
             elif kind == EventKind.PASS:
-                out.append(self._pass)
+                out.append(self._pass_action)
         return out
 
     # ------------------------------------------------------------------ records and replay
@@ -1098,7 +1101,7 @@ class Game:
 
     def _deal_json(self, r: int) -> dict[str, Any]:
         order = list(self._deals[r])
-        h, n = self.config.hand_size, self._n
+        h, n = self.config.hand_size, self._num_players
         return _deal_to_json([order[i * h:(i + 1) * h] for i in range(n)], order[n * h:])
 
     @classmethod
@@ -1116,7 +1119,7 @@ class Game:
         """Round ``r``'s deal as tile indices: ``(hands in seat order, boneyard top first)`` (hidden
         information, as :meth:`to_record` holds it)."""
         order = tuple(self._deals[r])
-        h, n = self.config.hand_size, self._n
+        h, n = self.config.hand_size, self._num_players
         return tuple(order[i * h:(i + 1) * h] for i in range(n)), order[n * h:]
 
     def rewound(self) -> Game:
@@ -1144,14 +1147,14 @@ class Game:
                 value = [list(v) for v in value]
             elif name == "_void_at":
                 value = [bytearray(v) for v in value]
-            elif name == "_tab":
+            elif name == "_table":
                 value = None if value is None else value.copy()
-            elif name == "_tmv":
-                value = None if new._tab is None else _float_view(new._tab)
-            elif name == "_hist":
+            elif name == "_table_view":
+                value = None if new._table is None else _float_view(new._table)
+            elif name == "_history":
                 value = None if value is None else value.copy()
-            elif name == "_hmv":
-                value = None if new._hist is None else new._hist.reshape(-1).data.cast("B")
+            elif name == "_history_view":
+                value = None if new._history is None else new._history.reshape(-1).data.cast("B")
             elif name == "_rng":
                 value = np.random.Generator(type(value.bit_generator)())
                 value.bit_generator.state = self._rng.bit_generator.state
@@ -1164,7 +1167,7 @@ class Game:
         """Pickling and ``copy.deepcopy``: every slot but the state table and the history (views of
         live memory; the copy builds its own when they are first read)."""
         state = {name: getattr(self, name) for name in Game.__slots__}
-        state.update(_tab=None, _tmv=None, _hist=None, _hmv=None, _hrows=[])
+        state.update(_table=None, _table_view=None, _history=None, _history_view=None, _history_bytes=[])
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -1172,8 +1175,8 @@ class Game:
             setattr(self, name, value)
 
     def __repr__(self) -> str:
-        state = "over" if self._over else f"player {self._cur} to move"
-        return f"<Game round {self._round + 1}/{self.config.rounds}, {state}, totals {self._totals}>"
+        state = "over" if self._over else f"player {self._current} to move"
+        return f"<Game round {self._round_index + 1}/{self.config.rounds}, {state}, totals {self._totals}>"
 
 
 class _FloatSlots(Protocol):

@@ -42,7 +42,7 @@ def option_points(src, b, dst, w, c, options, rollouts, kinds, policies, rs, poi
     when the round ends the game, the seats' win shares (R16) to ``wins[j, k]`` (else 0)."""
     kk = c.k * c.k
     n, t_count = c.n, c.t_count
-    r = src.rnd[b]
+    r = src.round_index[b]
     pos = src.bone_pos[b]
     m = t_count - pos
     order = np.empty(m, np.int64)
@@ -66,9 +66,9 @@ def option_points(src, b, dst, w, c, options, rollouts, kinds, policies, rs, poi
                 dst.bone[w, pos + 1 + x] = rest[x]
             apply_action(w, kk, dst, c)
             for _ in range(1 << 20):  # every round ends
-                if dst.rnd[w] != r or dst.done[w]:
+                if dst.round_index[w] != r or dst.done[w]:
                     break
-                apply_action_inline(w, choose(dst, c, w, policies[kinds[dst.cur[w]]], rs), dst, c)
+                apply_action_inline(w, choose(dst, c, w, policies[kinds[dst.current_player[w]]], rs), dst, c)
             if dst.done[w]:
                 winners = 0
                 for p in range(n):
@@ -121,7 +121,7 @@ def replay_draw_rollouts(s, c, actions, rollouts, samples, kinds, policies, rs, 
                 for j in range(m):
                     if pile[j] == taken:
                         taken_at[d] = j
-            draw_round[d] = s.rnd[0]
+            draw_round[d] = s.round_index[0]
             draw_totals[d] = s.totals[0]
             option_points(s, GAME0, s, GAME1, c, tried[:count], rollouts, kinds, policies, rs, points[d], wins[d])
             d += 1

@@ -654,18 +654,18 @@ def _training_states(config: RulesConfig, games: int, seed: int, every: int, pro
     step = 0
     while finished < games:
         if step % every == 0:
-            pend = vg.pend > 0
-            open_values = np.where(pend[:, None], (np.arange(config.max_pip + 1)[None, :] == vg.pend_val[:, None]),
-                                   vg.ends > 0).astype(np.uint8)
+            pend = vg.pending > 0
+            open_values = np.where(pend[:, None], (np.arange(config.max_pip + 1)[None, :] == vg.pending_value[:, None]),
+                                   vg.open_ends > 0).astype(np.uint8)
             kept["hands"].append(np.packbits(vg.hand, axis=2))
             kept["totals"].append(vg.totals.copy())
-            kept["mover"].append(vg.cur.copy())
+            kept["mover"].append(vg.current_player.copy())
             kept["open_values"].append(open_values)
-            kept["pending"].append(vg.pend.copy())
+            kept["pending"].append(vg.pending.copy())
             kept["bone"].append(t - vg.bone_pos)
-            kept["rounds"].append(vg.rnd.copy())
-            owner.append(np.stack([serial, vg.rnd.astype(np.int64)], axis=1))
-        before_round, before_totals = vg.rnd.copy(), vg.totals.copy()
+            kept["rounds"].append(vg.round_index.copy())
+            owner.append(np.stack([serial, vg.round_index.astype(np.int64)], axis=1))
+        before_round, before_totals = vg.round_index.copy(), vg.totals.copy()
         k = kind[np.arange(batch), seat]
         action = heuristic.act_batch(obs, mask, rng)
         action = np.where(k == 1, greedy.act_batch(obs, mask, rng), action)
@@ -674,7 +674,7 @@ def _training_states(config: RulesConfig, games: int, seed: int, every: int, pro
             action = np.where(noisy, np.argmax((rng.random(mask.shape) + 1e-3) * mask, axis=1), action)
         obs, mask, seat, _, done = vg.step(action)
         step += 1
-        ended = np.flatnonzero(done | (vg.rnd != before_round))
+        ended = np.flatnonzero(done | (vg.round_index != before_round))
         for b in ended.tolist():
             after = vg.final_totals[b] if done[b] else vg.totals[b]
             scores[(int(serial[b]), int(before_round[b]))] = (after - before_totals[b]).astype(np.float64)

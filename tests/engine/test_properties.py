@@ -37,13 +37,13 @@ def configs(draw) -> RulesConfig:
 
 def check_partition(game: Game) -> None:
     """Every tile is in exactly one of: a hand, the boneyard, the layout."""
-    t = game._t
+    t = game._actions
     sets = [game.hand_bits(p) for p in range(game.num_players)] + [game.played_bits]
     seen = 0
     for bits in sets:
         assert seen & bits == 0
         seen |= bits
-    bone = set(game._bone)
+    bone = set(game._boneyard)
     on = set(t.bits_to_tiles(seen))
     assert not on & bone
     assert on | bone == set(range(t.num_tiles))

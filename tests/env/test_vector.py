@@ -131,9 +131,9 @@ def test_the_inlined_decision_is_the_compiled_calls(config):
 
     @njit
     def play_both(a_state, b_state, c, actions, legal_seen):
-        for g in range(a_state.cur.shape[0]):
+        for g in range(a_state.current_player.shape[0]):
             for step in range(actions.shape[1]):
-                if a_state.cur[g] < 0:
+                if a_state.current_player[g] < 0:
                     break
                 count = 0
                 for x in range(a_state.legal.shape[1]):
