@@ -25,19 +25,49 @@ arms / toes of R9 and R10).
 
 from __future__ import annotations
 
-import struct
 from array import array
 from collections.abc import Iterable, Sequence
-from enum import IntEnum
 from operator import index as _as_index
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any
 
 import numpy as np
 
 from cf_env.engine.actions import Tile, action_table
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import DealError, GameOverError, IllegalActionError, RecordError
-from cf_env.engine.scoring import r16_keys, tile_points, winner_flags
+from cf_env.engine.geometry import GameLayout
+from cf_env.engine.records import RECORD_VERSION, Dealt, GameRecords, validate_deals, winners_of
+from cf_env.engine.scoring import tile_points
+from cf_env.engine.state import (
+    ARM_MASK,
+    EV_PAYLOAD,
+    EV_PLAYER,
+    EV_ROUND,
+    K_DRAW,
+    K_PASS,
+    K_PLAY,
+    L_ARM,
+    L_EXPOSE,
+    L_PARENT,
+    L_PLAYER,
+    L_ROLE,
+    NO_CURRENT,
+    R_ARM,
+    R_DOUBLE,
+    R_LINE,
+    R_TOE,
+    TOES_PER_DOUBLE,
+    Event,
+    EventKind,
+    FloatSlots,
+    Pending,
+    Placement,
+    Role,
+    RoundEnd,
+    StateView,
+    pack_placement,
+    unpack_event,
+)
 from cf_env.engine.table import SCORE_FACTOR, table_layout
 
 __all__ = [
@@ -50,223 +80,14 @@ __all__ = [
     "RoundEnd",
     "RECORD_VERSION",
     "StateView",
+    "TOES_PER_DOUBLE",
     "unpack_event",
     "validate_deals",
     "winners_of",
 ]
 
-RECORD_VERSION = 1
 
-
-class EventKind(IntEnum):
-    """Kinds of entry in the public event log."""
-
-    SEARCH_DRAW = 0  #: R6: a forced draw while nobody holds the starting double
-    START = 1  #: R6: the starting double is placed in the centre
-    PLAY = 2  #: a decision: a tile played
-    DRAW = 3  #: a decision: a tile drawn (the tile is shown only to its drawer)
-    PASS = 4  #: a decision: keep a drawn tile (R12; ``detail`` 1 in the drawer's view) or skip with an empty boneyard (R13)
-    ROUND_END = 5  #: R14: ``player`` went out (domino), or -1 when the layout is blocked
-
-
-class RoundEnd(IntEnum):
-    """How a round ended (R14)."""
-
-    DOMINO = 0  #: a player played their last tile
-    BLOCKED = 1  #: the boneyard is empty and no hand holds a legal play
-
-
-class Role(IntEnum):
-    """Where a tile sits on the layout."""
-
-    CENTER = 0  #: the round's starting double
-    ARM = 1  #: first tile of a centre arm (R9)
-    LINE = 2  #: an ordinary tile played on an open end
-    DOUBLE = 3  #: a double laid crosswise, the heel of a chicken foot (R10)
-    TOE = 4  #: one of the three tiles played against a double (R10)
-
-
-class Event(NamedTuple):
-    """One entry of the event log. ``tile`` is ``None`` where the observer may not see it."""
-
-    kind: EventKind
-    round: int
-    player: int
-    action: int | None
-    tile: Tile | None
-    detail: int = 0  #: ROUND_END: the :class:`RoundEnd` reason; PASS: 1 when a playable drawn tile was kept
-
-
-class Placement(NamedTuple):
-    """A tile on the layout: ``match`` touches ``parent``'s open end, ``expose`` is its free end."""
-
-    match: int
-    expose: int
-    parent: int  #: index of the tile it is played against; -1 for the centre double
-    arm: int  #: centre arm it grows from (0-based); -1 for the centre double
-    role: Role
-    player: int
-
-
-class StateView(NamedTuple):
-    """Read-only references to a game's live state, handed over in one call for the observation
-    encoder's hot path (:meth:`Game.state_view`). It holds hidden information (every hand, the
-    boneyard size): the encoder picks what a seat may see. Do not mutate the lists."""
-
-    hands: list  #: per seat, the hand as action bits
-    played: int  #: tiles on this round's layout, as action bits
-    current_player: int  #: the seat to decide; -1 once the game is over
-    drawn: int  #: tile index the current player just drew and may play or keep (R12); -1 if none
-    pending: int  #: forced slots still empty (R9 arms, R10 toes); 0 when play is free
-    pending_value: int  #: the pip value the forced slots need
-    pending_role: int  #: ``Role.ARM`` or ``Role.TOE`` while ``pending``
-    unmatched: list  #: per seat, bitmask of the values it could not match (R17)
-    open_ends: list  #: per pip value, free open ends showing it
-    hand_sizes: list  #: per seat
-    boneyard_size: int
-    round_index: int
-    totals: list  #: per seat, points so far
-    played_by: list  #: per seat, the tiles it placed this round as action bits (the starting double too)
-    draws: list  #: per seat, tiles it drew from the boneyard this round (R6 search draws included)
-    void_at: list  #: per seat, a bytearray over pip values: 1 + ``draws`` just before its latest failure
-    #: facing that value this round (a draw or a forced pass while it was open or forced, R12/R13); 0 if none
-
-
-class Pending(NamedTuple):
-    """Forced slots that must be filled before anything else (R9 centre arms, R10 toes)."""
-
-    role: Role  #: ``Role.ARM`` or ``Role.TOE``
-    value: int  #: the pip value every forced play must match
-    #: slots still empty
-    count: int  # type: ignore[assignment]  # the field shadows tuple.count
-
-
-# Event packing: kind | player << 3 | payload << 11 | round << 21 (payload: action, tile or reason).
-_EV_PLAYER, _EV_PAYLOAD, _EV_ROUND = 3, 11, 21
-
-
-def unpack_event(code: int) -> tuple[int, int, int, int]:
-    """``(kind, player, payload, round)`` of one packed event code (:meth:`Game.event_codes`);
-    ``player`` is 255 for a blocked round's end."""
-    return code & 7, code >> _EV_PLAYER & 0xFF, code >> _EV_PAYLOAD & 0x3FF, code >> _EV_ROUND
-
-
-# A layout entry packs one Placement into an int: match, expose, parent + 1, arm + 1, role, player,
-# each at its offset (parent and arm are stored + 1 so that the centre's -1 packs as 0).
-_L_EXPOSE, _L_PARENT, _L_ARM, _L_ROLE, _L_PLAYER = 5, 10, 18, 22, 25
-_PIP_MASK, _PARENT_MASK, _ARM_MASK, _ROLE_MASK = 31, 255, 15, 7
-
-
-def _pack_placement(match: int, expose: int, parent: int, arm: int, role: int, player: int) -> int:
-    return (match | expose << _L_EXPOSE | (parent + 1) << _L_PARENT | (arm + 1) << _L_ARM | role << _L_ROLE
-            | player << _L_PLAYER)
-
-
-def _unpack_placement(entry: int) -> Placement:
-    return Placement(entry & _PIP_MASK, entry >> _L_EXPOSE & _PIP_MASK, (entry >> _L_PARENT & _PARENT_MASK) - 1,
-                     (entry >> _L_ARM & _ARM_MASK) - 1, Role(entry >> _L_ROLE & _ROLE_MASK), entry >> _L_PLAYER)
-
-
-_NO_CUR = -1
-_new_tuple = tuple.__new__
-TOES_PER_DOUBLE = 3  #: R10: the toe slots a double opens
-_ARM, _LINE, _DOUBLE, _TOE = int(Role.ARM), int(Role.LINE), int(Role.DOUBLE), int(Role.TOE)
-_PLAY, _DRAW, _PASS = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind.PASS)
-_START, _ROUND_END = int(EventKind.START), int(EventKind.ROUND_END)
-
-
-def _parse_tile_pair(item: Any, where: str, max_pip: int) -> int:
-    if (
-        not isinstance(item, (list, tuple))
-        or len(item) != 2
-        or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in item)
-    ):
-        raise DealError(f"{where}: a tile must be a pair of ints like [3, 5], got {item!r}")
-    a, b = int(item[0]), int(item[1])
-    if not (0 <= a <= max_pip and 0 <= b <= max_pip):
-        raise DealError(f"{where}: tile {item!r} has pips outside 0..{max_pip}")
-    return Tile.of(a, b).index
-
-
-class _Dealt(list):
-    """Deals already checked against ``config``, as :func:`validate_deals` returns them: passed
-    again (to another :class:`Game` of the same rules, as an evaluation's seat rotations do, or
-    by :meth:`Game.rewound`) they are not checked again."""
-
-    def __init__(self, deals: Iterable[Any], config: RulesConfig) -> None:
-        super().__init__(deals)
-        self.config = config
-
-
-def validate_deals(deals: Sequence[Any] | None, config: RulesConfig) -> list[tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None]:
-    """Check scripted per-round deals and return them as tile indices (``None`` = shuffle).
-
-    Each deal is ``{"hands": [[[a, b], ...], ...], "boneyard": [[a, b], ...]}`` with the boneyard
-    top first; every tile of the set appears exactly once and every hand has ``hand_size`` tiles.
-    What it returns may be given as ``deals`` again (to :class:`Game` or the env's ``reset``) for
-    the same rules, and is not checked again: check once, play the same deals many times.
-    """
-    if deals is None:
-        return []
-    if isinstance(deals, _Dealt) and deals.config == config:  # checked already, for these rules
-        return list(deals)
-    if isinstance(deals, (str, bytes)) or not isinstance(deals, Sequence):
-        raise DealError(f"deals must be a list of per-round deals, got {type(deals).__name__}")
-    if len(deals) > config.rounds:
-        raise DealError(f"{len(deals)} deals given for a game of {config.rounds} rounds")
-    out: list[Any] = []
-    n_tiles = config.num_tiles
-    for r, deal in enumerate(deals):
-        if deal is None:
-            out.append(None)
-            continue
-        where = f"deal of round {r}"
-        if not isinstance(deal, dict) or set(deal) != {"hands", "boneyard"}:
-            raise DealError(f"{where}: expected a dict with exactly the keys 'hands' and 'boneyard', got {deal!r:.200}")
-        hands_in, bone_in = deal["hands"], deal["boneyard"]
-        if not isinstance(hands_in, (list, tuple)) or len(hands_in) != config.num_players:
-            raise DealError(f"{where}: 'hands' must list {config.num_players} hands (one per player)")
-        hands = []
-        for p, hand in enumerate(hands_in):
-            if not isinstance(hand, (list, tuple)) or len(hand) != config.hand_size:
-                raise DealError(f"{where}: hand {p} must hold hand_size={config.hand_size} tiles as dealt")
-            hands.append(tuple(_parse_tile_pair(t, f"{where}, hand {p}", config.max_pip) for t in hand))
-        if not isinstance(bone_in, (list, tuple)):
-            raise DealError(f"{where}: 'boneyard' must be a list of tiles, top first")
-        bone = tuple(_parse_tile_pair(t, f"{where}, boneyard", config.max_pip) for t in bone_in)
-        seen = [t for h in hands for t in h] + list(bone)
-        if len(seen) != n_tiles or len(set(seen)) != n_tiles:
-            counts: dict[int, int] = {}
-            for t in seen:
-                counts[t] = counts.get(t, 0) + 1
-            dup = sorted(str(Tile.from_index(t)) for t, c in counts.items() if c > 1)
-            missing = sorted(str(Tile.from_index(t)) for t in range(n_tiles) if t not in counts)
-            raise DealError(
-                f"{where}: every tile of the double-{config.max_pip} set must appear exactly once; "
-                f"duplicated: {dup}, missing: {missing}"
-            )
-        out.append((tuple(hands), bone))
-    return _Dealt(out, config)
-
-
-def winners_of(round_scores: Sequence[Sequence[int]]) -> list[int]:
-    """R16 (:func:`cf_env.engine.scoring.winner_flags`) over every round given: sorted seats."""
-    n = len(round_scores[0])
-    totals, zeros, lowest, flags = [0] * n, [0] * n, [0] * n, [0] * n
-    r16_keys(round_scores, n, len(round_scores), totals, zeros, lowest)
-    winner_flags(totals, zeros, lowest, n, flags)
-    return [p for p in range(n) if flags[p]]
-
-
-def _deal_to_json(hands: Sequence[Sequence[int]], bone_top_first: Sequence[int]) -> dict[str, Any]:
-    def pair(t: int) -> list[int]:
-        tile = Tile.from_index(t)
-        return [tile.low, tile.high]
-
-    return {"hands": [[pair(t) for t in h] for h in hands], "boneyard": [pair(t) for t in bone_top_first]}
-
-
-class Game:
+class Game(GameRecords, GameLayout):
     """A whole Chicken Foot game (all rounds), stepped one decision at a time.
 
     Args:
@@ -275,17 +96,15 @@ class Game:
             scripted deal (the only randomness in the game).
         deals: optional scripted per-round deals (see :func:`validate_deals`); rounds past the end
             of the list, or given as ``None``, are shuffled.
+
+    This module holds the turn flow (dealing, :meth:`apply` and the rules it runs) and the
+    read-only properties; the other parts are :class:`~cf_env.engine.views.GameViews` (the event
+    log, each seat's history, the state table), :class:`~cf_env.engine.records.GameRecords`
+    (records, copies) and :class:`~cf_env.engine.geometry.GameLayout` (where tiles lie), all over
+    the slots :class:`~cf_env.engine.state.GameState` declares.
     """
 
-    __slots__ = (
-        "config", "_actions", "_rng", "_scripted", "_deals", "_events", "_num_players", "_num_values",
-        "_draw_action", "_pass_action", "_draw_bit", "_pass_bit", "_until_playable", "_hands", "_hand_sizes",
-        "_boneyard", "_open_ends", "_end_nodes", "_free_open", "_open_values", "_open_plays", "_pending",
-        "_pending_value", "_pending_parent", "_pending_role", "_layout", "_played", "_unmatched", "_current",
-        "_legal", "_drawn", "_round_index", "_round_scores", "_totals", "_over", "_winners", "_round_ends",
-        "_round_tag", "_arms", "_points", "_round_hands", "_played_by", "_draws", "_void_at", "_round_start",
-        "_table", "_table_view", "_table_layout", "_history", "_history_view", "_history_bytes",
-    )
+    __slots__ = ()  # GameState declares them
 
     def __init__(self, config: RulesConfig | None = None, *, seed: int | np.random.Generator | None = None,
                  deals: Sequence[Any] | None = None) -> None:
@@ -314,10 +133,10 @@ class Game:
         # R15 per tile, from the one scoring rule (the batched engine compiles the same function)
         self._points = tuple(tile_points(lo, hi, cfg.double_blank_points) for lo, hi in zip(t.tile_low, t.tile_high))
         self._round_tag = 0
-        self._current = _NO_CUR
+        self._current = NO_CURRENT
         self._legal = 0
         self._table: np.ndarray | None = None  # the state table, once someone reads it (table())
-        self._table_view: _FloatSlots | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
+        self._table_view: FloatSlots | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
         self._table_layout = table_layout(cfg)
         self._history: np.ndarray | None = None  # each seat's view of the round's events, once read (history())
         self._history_view: memoryview | None = None  # the same memory, flat, for the per-event writes
@@ -363,7 +182,7 @@ class Game:
         self._drawn = -1
         ev = self._events
         self._round_start = len(ev)
-        rtag = self._round_tag = r << _EV_ROUND
+        rtag = self._round_tag = r << EV_ROUND
         # R5/R6: round r starts with the double (max_pip - r); its holder places it.
         start = cfg.max_pip - r
         start_tile = Tile(start, start).index
@@ -380,7 +199,7 @@ class Game:
                 self._hands[p] |= tile_bits[tile]
                 self._hand_sizes[p] += 1
                 self._draws[p] += 1
-                ev.append(EventKind.SEARCH_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | rtag)
+                ev.append(EventKind.SEARCH_DRAW | p << EV_PLAYER | tile << EV_PAYLOAD | rtag)
                 if tile == start_tile:
                     holder = p
                     break
@@ -389,13 +208,13 @@ class Game:
         self._hand_sizes[holder] -= 1
         self._played = sbits
         self._played_by[holder] = sbits
-        self._layout.append(_pack_placement(start, start, -1, -1, Role.CENTER, holder))
-        ev.append(EventKind.START | holder << _EV_PLAYER | start_tile << _EV_PAYLOAD | rtag)
+        self._layout.append(pack_placement(start, start, -1, -1, Role.CENTER, holder))
+        ev.append(EventKind.START | holder << EV_PLAYER | start_tile << EV_PAYLOAD | rtag)
         # R9: every play goes onto an empty centre arm until all of them hold a tile.
         self._pending = cfg.center_arms
         self._pending_value = start
         self._pending_parent = 0
-        self._pending_role = _ARM
+        self._pending_role = R_ARM
         self._open_plays = t.row_bits[start]
         if self._hand_sizes[holder] == 0:
             self._round_ends.append((RoundEnd.DOMINO, holder))
@@ -425,7 +244,7 @@ class Game:
                 self._round_ends.append((RoundEnd.BLOCKED, -1))
             self._finish_round()
             if self._over:
-                self._current = _NO_CUR
+                self._current = NO_CURRENT
                 self._legal = 0
                 return
             q = self._start_round()
@@ -453,7 +272,7 @@ class Game:
             for p, total in enumerate(self._totals):
                 tab[at + p] = total * SCORE_FACTOR  # a float64 product, rounded once to float32
         self._events.append(
-            EventKind.ROUND_END | (out & 0xFF) << _EV_PLAYER | int(reason) << _EV_PAYLOAD | self._round_index << _EV_ROUND
+            EventKind.ROUND_END | (out & 0xFF) << EV_PLAYER | int(reason) << EV_PAYLOAD | self._round_index << EV_ROUND
         )
         if self._round_index + 1 >= self.config.rounds:
             self._over = True
@@ -497,36 +316,36 @@ class Game:
         if pend:  # a forced centre arm (R9) or toe (R10)
             parent = self._pending_parent
             role = self._pending_role
-            arm = (self._arms - pend) if role == _ARM else (layout[parent] >> _L_ARM & _ARM_MASK) - 1
+            arm = (self._arms - pend) if role == R_ARM else (layout[parent] >> L_ARM & ARM_MASK) - 1
             pend -= 1
             self._pending = pend
         else:  # any open end showing m; the canonical one is the one open longest
             parent = self._end_nodes[m].pop(0)
-            arm = (layout[parent] >> _L_ARM & _ARM_MASK) - 1
+            arm = (layout[parent] >> L_ARM & ARM_MASK) - 1
             ends[m] -= 1
             if not ends[m]:
                 self._free_open ^= t.row_bits[m]
                 self._open_values ^= 1 << m
-            role = _LINE
+            role = R_LINE
             if m == x:  # R10: a double closes the end and opens three toes
-                role = _DOUBLE
+                role = R_DOUBLE
                 pend = self._pending = TOES_PER_DOUBLE
                 self._pending_value = m
                 self._pending_parent = node
-                self._pending_role = _TOE
-        # _pack_placement, inlined: a call costs more than the rest of this line on the per-play path
-        layout.append(m | x << _L_EXPOSE | (parent + 1) << _L_PARENT | (arm + 1) << _L_ARM | role << _L_ROLE
-                      | p << _L_PLAYER)
-        if role != _DOUBLE:
+                self._pending_role = R_TOE
+        # pack_placement, inlined: a call costs more than the rest of this line on the per-play path
+        layout.append(m | x << L_EXPOSE | (parent + 1) << L_PARENT | (arm + 1) << L_ARM | role << L_ROLE
+                      | p << L_PLAYER)
+        if role != R_DOUBLE:
             if not ends[x]:
                 self._free_open |= t.row_bits[x]
                 self._open_values |= 1 << x
             ends[x] += 1
             self._end_nodes[x].append(node)
         op = self._open_plays = t.row_bits[self._pending_value] if pend else self._free_open
-        self._events.append(_PLAY | p << _EV_PLAYER | a << _EV_PAYLOAD | self._round_tag)
+        self._events.append(K_PLAY | p << EV_PLAYER | a << EV_PAYLOAD | self._round_tag)
         if self._history_view is not None:
-            self._history_append(_PLAY, p, a)
+            self._history_append(K_PLAY, p, a)
         counts = self._hand_sizes
         counts[p] -= 1
         tab = self._table_view
@@ -539,16 +358,16 @@ class Game:
             tab[tl.hand_sizes + p] = float(counts[p])
             if self._drawn >= 0:
                 tab[tl.drawn + self._drawn] = 0.0
-            if role != _DOUBLE:
+            if role != R_DOUBLE:
                 tab[tl.open_ends + x] = float(ends[x])
-            if role in (_ARM, _TOE):
+            if role in (R_ARM, R_TOE):
                 tab[tl.pending_count] = float(pend)
                 if not pend:
                     tab[tl.pending_value + m] = 0.0
-                    tab[tl.pending_kind + (role != _ARM)] = 0.0
+                    tab[tl.pending_kind + (role != R_ARM)] = 0.0
             else:
                 tab[tl.open_ends + m] = float(ends[m])
-                if role == _DOUBLE:
+                if role == R_DOUBLE:
                     tab[tl.pending_value + m] = 1.0
                     tab[tl.pending_kind + 1] = 1.0
                     tab[tl.pending_count] = float(pend)
@@ -579,9 +398,9 @@ class Game:
         faced = self._unmatched[p] = (1 << self._pending_value) if self._pending else self._open_values
         self._fail(p, faced)
         self._draws[p] += 1
-        self._events.append(_DRAW | p << _EV_PLAYER | tile << _EV_PAYLOAD | self._round_tag)
+        self._events.append(K_DRAW | p << EV_PLAYER | tile << EV_PAYLOAD | self._round_tag)
         if self._history_view is not None:
-            self._history_append(_DRAW, p, tile)
+            self._history_append(K_DRAW, p, tile)
         plays = tbits & self._open_plays
         tab = self._table_view
         if tab is not None:
@@ -614,9 +433,9 @@ class Game:
                 tab[self._table_layout.drawn + self._drawn] = 0.0
             else:
                 self._table_failure(tab, p, before, False)
-        self._events.append(_PASS | p << _EV_PLAYER | kept << _EV_PAYLOAD | self._round_tag)  # R17: see events()
+        self._events.append(K_PASS | p << EV_PLAYER | kept << EV_PAYLOAD | self._round_tag)  # R17: see events()
         if self._history_view is not None:
-            self._history_append(_PASS, p, kept)
+            self._history_append(K_PASS, p, kept)
         self._advance((p + 1) % self._num_players)
 
     def _fail(self, p: int, faced: int) -> None:
@@ -628,134 +447,6 @@ class Game:
                 at[v] = d
             faced >>= 1
             v += 1
-
-    def _table_failure(self, tab: _FloatSlots, p: int, before: int, drew: bool) -> None:
-        """Seat ``p``'s ``unmatched``, ``void`` and ``void_draws`` entries after a failure to match
-        (``before``: its unmatched values until now; ``drew``: the failure was a draw, so every
-        value it has failed on counts one more draw)."""
-        tl = self._table_layout
-        faced = self._unmatched[p]
-        um, vo, vd = tl.unmatched_of[p], tl.void_of[p], tl.void_draws_of[p]
-        changed = faced ^ before
-        while changed:
-            low = changed & -changed
-            v = low.bit_length() - 1
-            tab[um + v] = 1.0 if faced & low else 0.0
-            changed ^= low
-        at, d = self._void_at[p], self._draws[p] + 1
-        if drew:
-            for v, a in enumerate(at):
-                if a:
-                    tab[vd + v] = float(d - a)
-        while faced:
-            low = faced & -faced
-            v = low.bit_length() - 1
-            tab[vo + v] = 1.0
-            if not drew:
-                tab[vd + v] = float(d - at[v])
-            faced ^= low
-
-    def _fill_table(self) -> None:
-        """Write the whole table from the state (when it is first read, and at each round's start)."""
-        tl, n, w = self._table_layout, self._num_players, self._num_values * self._num_values
-        tab = self._table
-        assert tab is not None  # table() made it
-        tab.fill(0.0)
-        # the hands, the played-by sets and the layout as one int of action bits, unpacked in one go
-        # into (2n + 1) rows of W flags, of which each tile's canonical bit is its 0/1 entry
-        packed = self._played << (2 * n * w)
-        for p in range(n):
-            packed |= self._hands[p] << (p * w) | self._played_by[p] << ((n + p) * w)
-        rows = 2 * n + 1
-        flags = np.unpackbits(np.frombuffer(packed.to_bytes((rows * w + 7) // 8, "little"), np.uint8),
-                              count=rows * w, bitorder="little").reshape(rows, w)[:, tl.tile_action]
-        tab[tl.start["hand"]:tl.start["hand"] + n * tl.num_tiles] = flags[:n].ravel()
-        tab[tl.start["played"]:tl.start["played"] + n * tl.num_tiles] = flags[n:2 * n].ravel()
-        tab[tl.layout:tl.layout + tl.num_tiles] = flags[2 * n]
-        on = []
-        for p in range(n):
-            tab[tl.hand_sizes + p] = self._hand_sizes[p]
-            tab[tl.draws + p] = self._draws[p]
-            tab[tl.scores + p] = self._totals[p] * SCORE_FACTOR
-        if self._drawn >= 0 and not self._over:
-            on.append(tl.drawn + self._drawn)
-        if self._pending:
-            on += [tl.pending_value + self._pending_value, tl.pending_kind + (self._pending_role != _ARM)]
-        for i in on:
-            tab[i] = 1.0
-        for p in range(self._num_players):
-            at, d = self._void_at[p], self._draws[p] + 1
-            faced = self._unmatched[p]
-            v = 0
-            while faced:
-                if faced & 1:
-                    tab[tl.unmatched_of[p] + v] = 1.0
-                faced >>= 1
-                v += 1
-            for v, a in enumerate(at):
-                if a:
-                    tab[tl.void_of[p] + v] = 1.0
-                    tab[tl.void_draws_of[p] + v] = d - a
-        tab[tl.pending_count] = self._pending
-        for v, e in enumerate(self._open_ends):
-            if e:
-                tab[tl.open_ends + v] = e
-        tab[tl.boneyard] = len(self._boneyard)
-        tab[tl.round] = self._round_index
-        tab[tl.round + 1] = self.config.rounds - self._round_index - 1
-
-    def _fill_history(self) -> None:
-        """Every seat's view of the round's events so far (when first read, and at each round's start)."""
-        assert self._history is not None  # history() made it
-        self._history.fill(-1)
-        self._history_bytes = [0] * self._num_players
-        for code in self._events[self._round_start:]:
-            kind = code & 7
-            if kind != _ROUND_END:
-                self._history_append(kind, code >> _EV_PLAYER & 0xFF, code >> _EV_PAYLOAD & 0x3FF)
-
-    def _history_append(self, kind: int, p: int, payload: int) -> None:
-        """One event into each seat's view, as R17 lets it see it (see :meth:`history`): each
-        seat's row as 8 bytes, worked out once per distinct event and config (``_history_rows``)."""
-        key = kind | p << _EV_PLAYER | payload << _EV_PAYLOAD
-        tl = self._table_layout
-        seen = tl.history_rows.get(key)
-        if seen is None:
-            seen = self._history_rows(key)
-        h, rows = self._history_view, self._history_bytes
-        assert h is not None  # only called once history() made it
-        for s, base, row in seen:
-            o = base + rows[s]
-            h[o:o + 8] = row
-            rows[s] += 8
-
-    def _history_rows(self, key: int) -> tuple[tuple[int, int, bytes], ...]:
-        """``(seat, where its view starts in bytes, its row as little-endian int16 bytes)`` for
-        every seat that sees event ``key``."""
-        kind, p, payload = key & 7, key >> _EV_PLAYER & 0xFF, key >> _EV_PAYLOAD & 0x3FF
-        out = []
-        for s in range(self._num_players):
-            action = tile = -1
-            if kind == _PASS:
-                if payload and p != s:  # a kept playable draw looks like any draw to the others
-                    continue
-                action = self._pass_action
-            elif kind == _PLAY:
-                action, tile = payload, self._actions.action_tile[payload]
-            else:  # DRAW, SEARCH_DRAW, START: the tile is seen by the drawer alone, a START's by all
-                if kind == _DRAW:
-                    action = self._draw_action
-                if p == s or kind == _START:
-                    tile = payload
-            out.append((s, s * self._table_layout.history_length * 8, struct.pack("<4h", (p - s) % self._num_players, kind, action, tile)))
-        rows = self._table_layout.history_rows[key] = tuple(out)
-        return rows
-
-    def _coerce(self, action: Any) -> int:
-        try:
-            return _as_index(action)
-        except TypeError:
-            raise IllegalActionError(f"an action must be an int id, got {action!r}") from None
 
     def _reject(self, a: int) -> None:
         if self._over:
@@ -818,47 +509,10 @@ class Game:
         """Dealer of this round (R6): ``round_index mod num_players``."""
         return self._round_index % self._num_players
 
-    def state_view(self) -> StateView:
-        """The live state in one read (see :class:`StateView`; built with ``tuple.__new__``, half
-        the cost of the NamedTuple's keyword-checking constructor on this per-observation path)."""
-        return _new_tuple(StateView, (
-            self._hands, self._played, self._current, -1 if self._over else self._drawn, self._pending, self._pending_value,
-            self._pending_role, self._unmatched, self._open_ends, self._hand_sizes, len(self._boneyard), self._round_index, self._totals,
-            self._played_by, self._draws, self._void_at))
-
     def turn(self) -> tuple[int, int]:
         """``(current_player, legal_bits)`` in one call, for a caller's per-step path (the AEC env);
         ``(-1, 0)`` once the game is over."""
         return self._current, self._legal
-
-    def table(self) -> np.ndarray:
-        """The state as one float32 vector, kept current move by move from the first call on (the
-        observation's fast path: :mod:`cf_env.engine.table` lists its blocks, ``table_layout(
-        game.config)`` says where they are). It holds every hand: a reader picks what a seat may
-        see. It is this game's live array, so it changes as the game goes on: do not write to it,
-        and copy what you keep."""
-        tab = self._table
-        if tab is None:
-            tab = self._table = np.zeros(self._table_layout.size, np.float32)
-            self._table_view = _float_view(tab)
-            self._fill_table()
-        return tab
-
-    def history(self) -> np.ndarray:
-        """Each seat's view of the round's events, kept current event by event from the first call
-        on: an int16 array ``(num_players, L, 4)`` whose ``[seat]`` holds, in order, one row per
-        event that seat may see, ``[seat relative to it (0 = itself, then clockwise), EventKind,
-        action id, tile index]`` (the action -1 for SEARCH_DRAW and START; the tile -1 for DRAW and
-        SEARCH_DRAW of other seats, for DRAW and PASS; another seat's PASS that keeps a drawn
-        tile left out, R17 as in :meth:`events`), then rows of -1 up to ``L =
-        table_layout(config).history_length``. The round in play's (the last round's once the
-        game is over). This game's live array: do not write to it, copy what you keep."""
-        hist = self._history
-        if hist is None:
-            hist = self._history = np.full((self._num_players, self._table_layout.history_length, 4), -1, np.int16)
-            self._history_view = hist.reshape(-1).data.cast("B")
-            self._fill_history()
-        return hist
 
     def hand(self, player: int) -> list[Tile]:
         """The tiles in ``player``'s hand, sorted."""
@@ -952,30 +606,6 @@ class Game:
         d = self._draws[player] + 1
         return {v: d - at for v, at in enumerate(self._void_at[player]) if at}
 
-    def round_event_codes(self) -> np.ndarray:
-        """The round in play's events (of the last round once the game is over) as packed int32
-        codes, unfiltered, for compiled readers (:meth:`cf_env.ObservationEncoder.history`):
-        ``kind | player << 3 | payload << 11 | round << 21``, the payload an action (PLAY), a tile
-        (DRAW, SEARCH_DRAW, START), 1 for a PASS that keeps a drawn tile, or the RoundEnd reason.
-        They hold hidden tiles: a reader must apply R17 as :meth:`events` does."""
-        return self.event_codes(self._round_start)
-
-    @property
-    def event_count(self) -> int:
-        """Entries in the whole game's event log so far (read the new ones with :meth:`event_codes`)."""
-        return len(self._events)
-
-    def event_codes(self, start: int = 0) -> np.ndarray:
-        """The whole game's events from entry ``start`` on as packed int32 codes (the format of
-        :meth:`round_event_codes`; :func:`unpack_event` reads one), unfiltered: for callers that follow a game as it goes with
-        every hand in view (the luck-corrected evaluation, :mod:`training.luck`)."""
-        return np.frombuffer(self._events, dtype=np.int32)[start:].copy()
-
-    def round_events(self, observer: int | None = None) -> list[Event]:
-        """:meth:`events` of the round in play (of the last round once the game is over)."""
-        start = self._round_start
-        return self._decode_events(self._events[start:], observer)
-
     @property
     def round_scores(self) -> list[list[int]]:
         """Points of each finished round, seat order (R15)."""
@@ -1006,103 +636,7 @@ class Game:
         """Seats that share the win (R16); empty until the game is over."""
         return list(self._winners)
 
-    def placement_of(self, action: int) -> Placement:
-        """Where the legal play ``action`` of :attr:`current_player` would lie, before it is made:
-        the :class:`Placement` that :meth:`layout` will end with after ``apply(action)`` (R8-R10:
-        a forced slot first, else the open end of that value that has been open longest; the
-        same rule as ``_play``, which keeps it inline for speed; the tests hold the two equal).
-        Raises :class:`IllegalActionError` for anything but a legal play."""
-        a = self._coerce(action)
-        if a < 0 or a >= self._draw_action or not self._legal >> a & 1:
-            raise IllegalActionError(f"action {action!r} is not a legal play now: no tile to place")
-        t = self._actions
-        m, x = t.match[a], t.expose[a]
-        layout = self._layout
-        if self._pending:
-            parent, role = self._pending_parent, self._pending_role
-            arm = (self._arms - self._pending) if role == _ARM else (layout[parent] >> _L_ARM & _ARM_MASK) - 1
-        else:
-            parent = self._end_nodes[m][0]
-            arm = (layout[parent] >> _L_ARM & _ARM_MASK) - 1
-            role = _DOUBLE if m == x else _LINE
-        return Placement(m, x, parent, arm, Role(role), self._current)
-
-    def layout(self) -> list[Placement]:
-        """Every tile on this round's layout, in the order played; index 0 is the centre double."""
-        return [_unpack_placement(v) for v in self._layout]
-
-    def open_end_nodes(self) -> list[list[int]]:
-        """For each pip value, the layout indices whose free end shows it (oldest first)."""
-        return [list(nodes) for nodes in self._end_nodes]
-
-    def events(self, observer: int | None = None) -> list[Event]:
-        """The event log of the whole game as ``observer`` sees it (R17); ``observer=None`` shows
-        everything, for replays and debugging.
-
-        Hidden from everyone but the drawer: the tile drawn, and whether a drawn tile was playable.
-        At the table a player who draws a playable tile and keeps it looks exactly like one whose
-        drawn tile could not be played (both draw, then the turn moves on), so in another seat's
-        view the keeping PASS is left out; in the drawer's view it stays, with ``detail`` 1."""
-        return self._decode_events(self._events, observer)
-
-    def _decode_events(self, raw: Any, observer: int | None) -> list[Event]:
-        out = []
-        for v in raw:
-            kind = EventKind(v & 7)
-            player = v >> _EV_PLAYER & 0xFF
-            payload = v >> _EV_PAYLOAD & 0x3FF
-            rnd = v >> _EV_ROUND
-            action = tile = None
-            detail = 0
-            if kind == EventKind.PLAY:
-                action = payload
-                tile = Tile.from_index(self._actions.action_tile[payload])
-            elif kind in (EventKind.DRAW, EventKind.SEARCH_DRAW):
-                action = self._draw_action if kind == EventKind.DRAW else None
-                if observer is None or observer == player:
-                    tile = Tile.from_index(payload)
-            elif kind == EventKind.START:
-                tile = Tile.from_index(payload)
-            elif kind == EventKind.PASS:
-                if payload and observer is not None and observer != player:
-                    continue
-                action = self._pass_action
-                detail = payload
-            else:
-                detail = payload
-                player = -1 if player == 0xFF else player
-            out.append(Event(kind, rnd, player, action, tile, detail))
-        return out
-
-    def actions(self) -> list[int]:
-        """Every decision taken so far, in order."""
-        out = []
-        play, draw = EventKind.PLAY, EventKind.DRAW
-        for v in self._events:
-            kind = v & 7
-            if kind == play:
-                out.append(v >> _EV_PAYLOAD & 0x3FF)
-            elif kind == draw:
-                out.append(self._draw_action)
-            elif kind == EventKind.PASS:
-                out.append(self._pass_action)
-        return out
-
     # ------------------------------------------------------------------ records and replay
-
-    def to_record(self) -> dict[str, Any]:
-        """Plain-JSON record (config, deals, actions) that :meth:`from_record` replays exactly."""
-        return {
-            "version": RECORD_VERSION,
-            "config": self.config.to_dict(),
-            "deals": [self._deal_json(r) for r in range(len(self._deals))],
-            "actions": self.actions(),
-        }
-
-    def _deal_json(self, r: int) -> dict[str, Any]:
-        order = list(self._deals[r])
-        h, n = self.config.hand_size, self._num_players
-        return _deal_to_json([order[i * h:(i + 1) * h] for i in range(n)], order[n * h:])
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Game:
@@ -1115,19 +649,12 @@ class Game:
         game.apply_all(record["actions"])
         return game
 
-    def deal_tiles(self, r: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
-        """Round ``r``'s deal as tile indices: ``(hands in seat order, boneyard top first)`` (hidden
-        information, as :meth:`to_record` holds it)."""
-        order = tuple(self._deals[r])
-        h, n = self.config.hand_size, self._num_players
-        return tuple(order[i * h:(i + 1) * h] for i in range(n)), order[n * h:]
-
     def rewound(self) -> Game:
         """A new game of the same rules at its start, with this game's deals (every round dealt so
         far) scripted: applying :meth:`actions` to it plays this game again. The same as
         ``Game.from_record`` of :meth:`to_record` without the actions, but with no JSON to parse
         (for code that follows finished games with every hand in view, :mod:`training.luck`)."""
-        return Game(self.config, deals=_Dealt((self.deal_tiles(r) for r in range(len(self._deals))), self.config))
+        return Game(self.config, deals=Dealt((self.deal_tiles(r) for r in range(len(self._deals))), self.config))
 
     def apply_all(self, actions: Iterable[int]) -> None:
         """Apply a sequence of actions; on an illegal one raises :class:`RecordError` naming its
@@ -1138,54 +665,6 @@ class Game:
             except (IllegalActionError, GameOverError) as exc:
                 raise RecordError(f"action #{i} ({a!r}) does not replay: {exc}") from exc
 
-    def clone(self) -> Game:
-        """An independent copy (for search agents); the copy shares no mutable state."""
-        new = Game.__new__(Game)
-        for name in Game.__slots__:
-            value = getattr(self, name)
-            if name == "_end_nodes" or name == "_round_scores":
-                value = [list(v) for v in value]
-            elif name == "_void_at":
-                value = [bytearray(v) for v in value]
-            elif name == "_table":
-                value = None if value is None else value.copy()
-            elif name == "_table_view":
-                value = None if new._table is None else _float_view(new._table)
-            elif name == "_history":
-                value = None if value is None else value.copy()
-            elif name == "_history_view":
-                value = None if new._history is None else new._history.reshape(-1).data.cast("B")
-            elif name == "_rng":
-                value = np.random.Generator(type(value.bit_generator)())
-                value.bit_generator.state = self._rng.bit_generator.state
-            elif isinstance(value, (list, array)):
-                value = value[:] if isinstance(value, list) else array(value.typecode, value)
-            setattr(new, name, value)
-        return new
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickling and ``copy.deepcopy``: every slot but the state table and the history (views of
-        live memory; the copy builds its own when they are first read)."""
-        state = {name: getattr(self, name) for name in Game.__slots__}
-        state.update(_table=None, _table_view=None, _history=None, _history_view=None, _history_bytes=[])
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)
-
     def __repr__(self) -> str:
         state = "over" if self._over else f"player {self._current} to move"
         return f"<Game round {self._round_index + 1}/{self.config.rounds}, {state}, totals {self._totals}>"
-
-
-class _FloatSlots(Protocol):
-    """What the state table's per-move writes use of a memoryview of format ``f``: typeshed's
-    memoryview takes ints only, a float32 one takes floats."""
-
-    def __setitem__(self, index: int, value: float) -> None: ...
-
-
-def _float_view(array: np.ndarray) -> _FloatSlots:
-    """A float32 array's memory as a memoryview (its item writes cost a third of numpy's)."""
-    return cast(_FloatSlots, array.data)
