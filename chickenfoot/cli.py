@@ -100,20 +100,36 @@ def main() -> None:
     """Chicken Foot dominoes: train, evaluate and play agents."""
 
 
+def _run_options(config_cls: str, example: str, resume_keeps: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options every training command has (its own come after them): --config (a YAML of
+    ``config_cls``'s fields), --resume (``resume_keeps`` says what it continues), --overwrite,
+    --runs-dir, --run-name and --no-progress."""
+    options = [
+        click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+                     help=f"YAML whose keys are {config_cls} fields (see {example})."),
+        click.option("--resume", is_flag=True, help=f"Continue the run ({resume_keeps})."),
+        click.option("--overwrite", is_flag=True, help="Delete the run folder's earlier run first (without it, a folder "
+                     "that holds a run is refused)."),
+        click.option("--runs-dir", default=None, help="Override runs_dir."),
+        click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir)."),
+        click.option("--no-progress", is_flag=True, help="No progress bar."),
+    ]
+
+    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return wrap
+
+
 @main.command()
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
-              help="YAML whose keys are PPOConfig fields (see configs/).")
-@click.option("--resume", is_flag=True, help="Continue the run's checkpoint (weights, optimizer, step count, pool).")
-@click.option("--overwrite", is_flag=True, help="Delete the run folder's earlier run first (without it, a folder that "
-              "holds a run is refused).")
-@click.option("--runs-dir", default=None, help="Override runs_dir.")
-@click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir).")
+@_run_options("PPOConfig", "configs/", "weights, optimizer, step count, pool")
 @click.option("--init-checkpoint", default=None,
               help="Override init_checkpoint: start from these weights (a path or zoo:NAME) instead of cloning the heuristic.")
 @click.option("--total-steps", type=int, default=None, help="Override total_steps.")
 @click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
 @click.option("--device", default=None, help="Override device: cpu, cuda, cuda:N or auto (cuda when there is one).")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
 def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
           init_checkpoint: str | None, total_steps: int | None, time_limit_minutes: float | None,
           device: str | None, no_progress: bool) -> None:
@@ -131,12 +147,7 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 
 
 @main.command()
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
-              help="YAML whose keys are ExpertConfig fields (see configs/expert-4p.yaml).")
-@click.option("--resume", is_flag=True, help="Continue the run (weights, optimizer, samples, iteration).")
-@click.option("--overwrite", is_flag=True, help="Delete the run folder's earlier run first.")
-@click.option("--runs-dir", default=None, help="Override runs_dir.")
-@click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir).")
+@_run_options("ExpertConfig", "configs/expert-4p.yaml", "weights, optimizer, samples, iteration")
 @click.option("--init-checkpoint", default=None, help="Override init_checkpoint (a path or zoo:NAME).")
 @click.option("--iterations", type=click.IntRange(min=1), default=None, help="Override iterations.")
 @click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
@@ -144,7 +155,6 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 @click.option("--address", default=None,
               help="Play the games on the Ray cluster whose head is at HOST:PORT (workers = its actors).")
 @click.option("--device", default=None, help="Override device: auto, cpu, cuda or cuda:N.")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
 def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
            init_checkpoint: str | None, iterations: int | None, time_limit_minutes: float | None,
            workers: int | None, address: str | None, device: str | None, no_progress: bool) -> None:
@@ -163,17 +173,11 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
 
 
 @main.command()
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
-              help="YAML whose keys are DistillConfig fields (see configs/distill.yaml).")
-@click.option("--resume", is_flag=True, help="Keep the run's label shards, collect on, then fit again.")
-@click.option("--overwrite", is_flag=True, help="Delete the run folder's earlier run first.")
-@click.option("--runs-dir", default=None, help="Override runs_dir.")
-@click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir).")
+@_run_options("DistillConfig", "configs/distill.yaml", "its label shards are kept: it collects on, then fits again")
 @click.option("--collect-minutes", type=float, default=None, help="Override collect_minutes.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Override workers.")
 @click.option("--address", default=None,
               help="Label on the Ray cluster whose head is at HOST:PORT (workers = its actors).")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
 def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
             collect_minutes: float | None, workers: int | None, address: str | None, no_progress: bool) -> None:
     """Distil the search into a network: label decisions with the throughput teacher (games in

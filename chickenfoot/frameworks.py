@@ -55,6 +55,16 @@ def _rules(players: int, max_pip: int, rounds: int | None, torch_threads: int) -
         raise click.BadParameter(str(exc)) from None
 
 
+def _learner_options(steps: int, opponents: str) -> Callable:
+    """The flags of a command that trains one seat against opponents: --steps and --opponents."""
+    def decorate(fn: Callable) -> Callable:
+        fn = click.option("--opponents", default=opponents, show_default=True,
+                          help="Comma-separated agent specs for the other seats (the last one fills the rest).")(fn)
+        return click.option("--steps", type=click.IntRange(min=1), default=steps, show_default=True,
+                            help="Learner decisions to train for.")(fn)
+    return decorate
+
+
 def split_specs(text: str, option: str = "--opponents", example: str = "heuristic,greedy") -> list[str]:
     """The agent specs of a comma-separated option; a usage error when it names none."""
     specs = [s.strip() for s in text.split(",") if s.strip()]
@@ -83,10 +93,7 @@ def _flags(players: int, max_pip: int, rounds: int | None) -> str:
 
 @click.command()
 @_game_options("runs/sb3")
-@click.option("--steps", type=click.IntRange(min=1), default=100_000, show_default=True,
-              help="Learner decisions to train for.")
-@click.option("--opponents", default="heuristic", show_default=True,
-              help="Comma-separated agent specs for the other seats (the last one fills the rest).")
+@_learner_options(steps=100_000, opponents="heuristic")
 @click.option("--n-steps", type=click.IntRange(min=2), default=1024, show_default=True, help="MaskablePPO rollout length.")
 def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int, no_progress: bool,
         steps: int, opponents: str, n_steps: int) -> None:
@@ -105,10 +112,7 @@ def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, tor
 
 @click.command()
 @_game_options("runs/tianshou")
-@click.option("--steps", type=click.IntRange(min=1), default=50_000, show_default=True,
-              help="Learner decisions to train for.")
-@click.option("--opponents", default="greedy", show_default=True,
-              help="Comma-separated agent specs for the other seats (the last one fills the rest).")
+@_learner_options(steps=50_000, opponents="greedy")
 @click.option("--num-envs", type=click.IntRange(min=1), default=4, show_default=True)
 def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int,
              no_progress: bool, steps: int, opponents: str, num_envs: int) -> None:
