@@ -386,6 +386,7 @@ class DistillRun(TrainingRun):
 
     trainer = "distill"
     budget_key = "dagger_rounds"
+    unit = "round"
 
     def __init__(self, cfg: DistillConfig, resume: bool = False, progress: bool = True,
                  overwrite: bool = False) -> None:
@@ -411,11 +412,9 @@ class DistillRun(TrainingRun):
 
     # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
 
-    def budget_spent(self) -> bool:
-        return self.iteration >= len(self.stages)
-
-    def progress_total(self) -> tuple[int, str]:
-        return (int(self.cfg.time_limit_minutes * 60), "s") if self.cfg.time_limit_minutes else (len(self.stages), "round")
+    @property
+    def budget(self) -> int:
+        return len(self.stages)  # round 0, then the dagger rounds
 
     def begin(self, writer: Any, stop: StopSignals) -> None:
         """The imitation warm start (redone on resume: it is seeded, and every round starts from it)."""

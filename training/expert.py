@@ -125,7 +125,7 @@ class ExpertTrainer(NetworkRun):
                      "ret": np.zeros(0, np.float32)}
         if resume:
             self.resume()
-            self.refuse_complete(self.iteration, cfg.iterations, "iterations", "iterations")
+            self.refuse_complete()
 
     # -------------------------------------------------------------- the run's state
 
@@ -186,9 +186,6 @@ class ExpertTrainer(NetworkRun):
                          opponents, self.cfg.eval_deal_sets)
 
     # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
-
-    def budget_spent(self) -> bool:
-        return self.iteration >= self.cfg.iterations
 
     @property
     def eval_every(self) -> int:

@@ -44,6 +44,7 @@ class Trainer(NetworkRun):
 
     trainer = "ppo"
     budget_key = "total_steps"
+    unit = "learner step"
 
     def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
         super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
@@ -53,7 +54,7 @@ class Trainer(NetworkRun):
         self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
         if resume:
             self.resume()
-            self.refuse_complete(self.global_step, cfg.total_steps, "learner steps", "total_steps")
+            self.refuse_complete()
         backend = VectorCollector if cfg.backend == "vector" else AecCollector
         self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng)
         self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions)
@@ -160,8 +161,9 @@ class Trainer(NetworkRun):
 
     # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
 
-    def budget_spent(self) -> bool:
-        return self.global_step >= self.cfg.total_steps
+    @property
+    def spent(self) -> int:
+        return self.global_step
 
     @property
     def eval_every(self) -> int:
@@ -204,13 +206,6 @@ class Trainer(NetworkRun):
         t0, steps, env_steps = self._since
         elapsed = max(time.time() - t0, 1e-9)
         return (self.global_step - steps) / elapsed, (self.env_steps - env_steps) / elapsed
-
-    def progress_total(self) -> tuple[int, str]:
-        # learner steps, or training seconds when the time limit will stop the run first
-        return super().progress_total() if self.cfg.time_limit_minutes else (self.cfg.total_steps, "step")
-
-    def progress_position(self) -> int:
-        return super().progress_position() if self.cfg.time_limit_minutes else self.global_step
 
     def postfix(self, stats: dict[str, float]) -> dict[str, Any]:
         return {"steps": self.global_step, "env_sps": f"{stats['charts/env_steps_per_second']:.0f}",

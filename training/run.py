@@ -17,8 +17,8 @@
 
 A trainer supplies its steps: :meth:`TrainingRun.step` (one iteration: PPO's collect and update,
 expert iteration's games and fit, distillation's DAgger round: collect shards, fit),
-:meth:`TrainingRun.budget_spent`, and optionally :meth:`TrainingRun.begin`,
-:meth:`TrainingRun.workers`, :meth:`TrainingRun.evaluate_now`, :meth:`TrainingRun.save`,
+its ``budget_key`` (or :attr:`TrainingRun.budget` and :attr:`TrainingRun.spent`), and optionally
+:meth:`TrainingRun.begin`, :meth:`TrainingRun.workers`, :meth:`TrainingRun.evaluate_now`, :meth:`TrainingRun.save`,
 :meth:`TrainingRun.save_final` and :meth:`TrainingRun.summary`.
 
 :class:`NetworkRun` adds what the two trainers that fit one network in place share: seeding (one
@@ -176,18 +176,19 @@ class StopSignals:
 
 class TrainingRun:
     """The run's life and its loop (see the module docstring). A subclass sets ``trainer`` (its
-    name, stored in checkpoints) and ``budget_key`` (the config field that bounds the run, named
-    as the stop reason when it is spent) and implements :meth:`step` and :meth:`budget_spent`."""
+    name, stored in checkpoints), ``budget_key`` (the config field that bounds the run, named as
+    the stop reason when it is spent) and ``unit`` (what :attr:`spent` counts), and implements
+    :meth:`step`. The run ends when :attr:`spent` reaches :attr:`budget`."""
 
     trainer = ""  #: the trainer's name ("ppo", "expert", "distill")
     budget_key = "iterations"  #: the config field that bounds the run
+    unit = "iteration"  #: what :attr:`spent` counts
 
     def __init__(self, cfg: RunConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
         self.cfg = cfg
         self.progress = progress
         self.rules: RulesConfig = cfg.rules_config
         self.run_dir = cfg.run_dir
-        self.resuming = resume
         claim_run_dir(self.run_dir, resume, overwrite)
         self.iteration = 0  # steps of the loop done, across resumes
         self.env_steps = 0  # every decision of every seat
@@ -196,9 +197,15 @@ class TrainingRun:
 
     # -------------------------------------------------------------- what a trainer adds
 
-    def budget_spent(self) -> bool:
-        """Whether the run has done what its config asks (the loop then ends)."""
-        raise NotImplementedError
+    @property
+    def spent(self) -> int:
+        """How much of :attr:`budget` the run has done (iterations unless a trainer counts other units)."""
+        return self.iteration
+
+    @property
+    def budget(self) -> int:
+        """What the config asks of the run, counted in ``unit`` (its ``budget_key`` field)."""
+        return int(getattr(self.cfg, self.budget_key))
 
     def step(self, stop: StopSignals) -> dict[str, float]:
         """One iteration; returns its TensorBoard scalars by tag (``losses/policy_loss``...)."""
@@ -239,20 +246,17 @@ class TrainingRun:
         """After an iteration and its evaluation (``stats`` holds both): the trainer's own log."""
 
     def progress_total(self) -> tuple[int, str]:
-        """The progress bar's total and unit (the bar counts :meth:`progress_position`)."""
+        """The progress bar's total and unit: the budget, or training seconds when the time limit
+        will stop the run first (the bar counts :meth:`progress_position`)."""
         by_time = bool(self.cfg.time_limit_minutes)
-        return (int(self.cfg.time_limit_minutes * 60), "s") if by_time else (self.budget, self.budget_key)
+        return (int(self.cfg.time_limit_minutes * 60), "s") if by_time else (self.budget, self.unit)
 
     def progress_position(self) -> int:
-        return int(self.train_seconds) if self.cfg.time_limit_minutes else self.iteration
+        return int(self.train_seconds) if self.cfg.time_limit_minutes else self.spent
 
     def postfix(self, stats: dict[str, float]) -> dict[str, Any]:
         """What the bar shows beside its count: the latest evaluation."""
         return {k.replace("win_rate_vs_", "vs_"): f"{v:.2f}" for k, v in self.last_eval.items()}
-
-    @property
-    def budget(self) -> int:
-        return int(getattr(self.cfg, self.budget_key))
 
     def save(self) -> Path:
         """Write what a resume needs; returns the path the summary names as the checkpoint."""
@@ -290,7 +294,7 @@ class TrainingRun:
             bar = tqdm(total=total, initial=min(self.progress_position(), total), desc=f"{self.trainer} run",
                        unit=unit, disable=not self.progress, dynamic_ncols=True, mininterval=1.0)
             with self.workers():
-                while not stop.received and not self.budget_spent():
+                while not stop.received and self.spent < self.budget:
                     if cfg.time_limit_minutes and self.train_seconds >= cfg.time_limit_minutes * 60:
                         stop_reason = "time_limit_minutes"
                         break
@@ -326,13 +330,14 @@ class TrainingRun:
                 "env_steps": self.env_steps, "train_seconds": self.train_seconds, "stop_reason": stop_reason,
                 "signal": stop.received, "eval": self.last_eval, **self.summary()}
 
-    def refuse_complete(self, done: int, target: int, unit: str, key: str) -> None:
-        """After a resume: a run that has already done its ``target`` (``done`` >= it) has nothing
-        left to do; say so, and how to give it more (the config ``key``'s flag)."""
-        if done >= target:
-            flag = "--" + key.replace("_", "-")
-            raise RunCompleteError(f"{self.run_dir} is complete: {done} {unit} of {key} {target}; to train it "
-                                   f"further, resume it with a larger budget, e.g. --resume {flag} {2 * target}")
+    def refuse_complete(self) -> None:
+        """After a resume: a run that has already spent its budget has nothing left to do; say so,
+        and how to give it more (the budget field's flag)."""
+        if self.spent >= self.budget:
+            flag = "--" + self.budget_key.replace("_", "-")
+            raise RunCompleteError(f"{self.run_dir} is complete: {self.spent} {self.unit}s of {self.budget_key} "
+                                   f"{self.budget}; to train it further, resume it with a larger budget, e.g. "
+                                   f"--resume {flag} {2 * self.budget}")
 
     def open_writer(self) -> Any:
         """A TensorBoard writer in the run folder, the config logged as a table."""

@@ -59,7 +59,6 @@ from cf_env.engine.state import (
     TOES_PER_DOUBLE,
     Event,
     EventKind,
-    FloatSlots,
     Pending,
     Placement,
     Role,
@@ -120,27 +119,27 @@ class Game(GameRecords, GameLayout):
         self._draw_action, self._pass_action = t.draw, t.pass_
         self._draw_bit, self._pass_bit = t.draw_bit, t.pass_bit
         self._until_playable = cfg.draw_rule == "until_playable"
-        self._deals: list[bytes] = []  # per round: the hands in seat order, then the boneyard top first
+        self._deals = []  # per round: the hands in seat order, then the boneyard top first
         self._events = array("i")
         self._round_index = -1
-        self._round_scores: list[list[int]] = []
-        self._round_ends: list[tuple[int, int]] = []  # (RoundEnd, player who went out or -1)
-        self._round_hands: list[tuple[int, ...]] = []  # per finished round: each seat's hand bits at its end
+        self._round_scores = []
+        self._round_ends = []  # (RoundEnd, player who went out or -1)
+        self._round_hands = []  # per finished round: each seat's hand bits at its end
         self._totals = [0] * self._num_players
         self._over = False
-        self._winners: list[int] = []
+        self._winners = []
         self._arms = cfg.center_arms
         # R15 per tile, from the one scoring rule (the batched engine compiles the same function)
         self._points = tuple(tile_points(lo, hi, cfg.double_blank_points) for lo, hi in zip(t.tile_low, t.tile_high))
         self._round_tag = 0
         self._current = NO_CURRENT
         self._legal = 0
-        self._table: np.ndarray | None = None  # the state table, once someone reads it (table())
-        self._table_view: FloatSlots | None = None  # the same memory, for the per-move writes (a third of numpy's cost)
+        self._table = None  # the state table, once someone reads it (table())
+        self._table_view = None  # the same memory, for the per-move writes (a third of numpy's cost)
         self._table_layout = table_layout(cfg)
-        self._history: np.ndarray | None = None  # each seat's view of the round's events, once read (history())
-        self._history_view: memoryview | None = None  # the same memory, flat, for the per-event writes
-        self._history_bytes: list[int] = []  # bytes of each seat's view written so far (8 a row)
+        self._history = None  # each seat's view of the round's events, once read (history())
+        self._history_view = None  # the same memory, flat, for the per-event writes
+        self._history_bytes = []  # bytes of each seat's view written so far (8 a row)
         self._advance(self._start_round())
 
     # ------------------------------------------------------------------ round set-up (R4-R7)
@@ -170,7 +169,7 @@ class Game(GameRecords, GameLayout):
         self._boneyard = list(reversed(bone_top_first))  # pop() takes the top
         k = self._num_values
         self._open_ends = [0] * k
-        self._end_nodes: list[list[int]] = [[] for _ in range(k)]
+        self._end_nodes = [[] for _ in range(k)]
         self._free_open = 0
         self._open_values = 0
         self._layout = []
