@@ -28,7 +28,7 @@ import click
 
 from cf_env import ChickenFootError, Game, RulesConfig, __version__
 from chickenfoot.frameworks import COMMANDS as FRAMEWORK_COMMANDS
-from chickenfoot.frameworks import split_specs, standard_rules
+from chickenfoot.frameworks import option_group, split_specs, standard_rules
 
 
 def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: int | None,
@@ -104,7 +104,7 @@ def _run_options(config_cls: str, example: str, resume_keeps: str) -> Callable[[
     """The options every training command has (its own come after them): --config (a YAML of
     ``config_cls``'s fields), --resume (``resume_keeps`` says what it continues), --overwrite,
     --runs-dir, --run-name and --no-progress."""
-    options = [
+    return option_group(
         click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
                      help=f"YAML whose keys are {config_cls} fields (see {example})."),
         click.option("--resume", is_flag=True, help=f"Continue the run ({resume_keeps})."),
@@ -113,14 +113,7 @@ def _run_options(config_cls: str, example: str, resume_keeps: str) -> Callable[[
         click.option("--runs-dir", default=None, help="Override runs_dir."),
         click.option("--run-name", default=None, help="Override run_name (the folder under runs_dir)."),
         click.option("--no-progress", is_flag=True, help="No progress bar."),
-    ]
-
-    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
-        for option in reversed(options):
-            command = option(command)
-        return command
-
-    return wrap
+    )
 
 
 @main.command()

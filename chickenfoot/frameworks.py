@@ -18,24 +18,29 @@ from cf_env import ChickenFootError, RulesConfig
 from cf_env.packages import require_extra
 
 
-def _game_options(out_default: str) -> Callable:
-    """The flags every framework command takes: the rules, the output folder, the seed, progress, threads."""
+def option_group(*options: Callable) -> Callable:
+    """One decorator of several ``click.option`` calls, listed in ``--help`` in the order given."""
     def decorate(fn: Callable) -> Callable:
-        for option in reversed([
-            click.option("--players", type=click.IntRange(min=2), default=4, show_default=True),
-            click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True),
-            click.option("--rounds", type=click.IntRange(min=1), default=None,
-                         help="Rounds per game [default: the full game]."),
-            click.option("--out", type=click.Path(file_okay=False), default=out_default, show_default=True,
-                         help="Folder for the model and summary.json."),
-            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),
-            click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True,
-                         help="torch intra-op threads (1 is fastest for these small batches)."),
-            click.option("--no-progress", is_flag=True, help="No progress bar."),
-        ]):
+        for option in reversed(options):
             fn = option(fn)
         return fn
     return decorate
+
+
+def _game_options(out_default: str) -> Callable:
+    """The flags every framework command takes: the rules, the output folder, the seed, progress, threads."""
+    return option_group(
+        click.option("--players", type=click.IntRange(min=2), default=4, show_default=True),
+        click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True),
+        click.option("--rounds", type=click.IntRange(min=1), default=None,
+                     help="Rounds per game [default: the full game]."),
+        click.option("--out", type=click.Path(file_okay=False), default=out_default, show_default=True,
+                     help="Folder for the model and summary.json."),
+        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),
+        click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="torch intra-op threads (1 is fastest for these small batches)."),
+        click.option("--no-progress", is_flag=True, help="No progress bar."),
+    )
 
 
 def standard_rules(players: int, max_pip: int, rounds: int | None) -> RulesConfig:
@@ -57,12 +62,12 @@ def _rules(players: int, max_pip: int, rounds: int | None, torch_threads: int) -
 
 def _learner_options(steps: int, opponents: str) -> Callable:
     """The flags of a command that trains one seat against opponents: --steps and --opponents."""
-    def decorate(fn: Callable) -> Callable:
-        fn = click.option("--opponents", default=opponents, show_default=True,
-                          help="Comma-separated agent specs for the other seats (the last one fills the rest).")(fn)
-        return click.option("--steps", type=click.IntRange(min=1), default=steps, show_default=True,
-                            help="Learner decisions to train for.")(fn)
-    return decorate
+    return option_group(
+        click.option("--steps", type=click.IntRange(min=1), default=steps, show_default=True,
+                     help="Learner decisions to train for."),
+        click.option("--opponents", default=opponents, show_default=True,
+                     help="Comma-separated agent specs for the other seats (the last one fills the rest)."),
+    )
 
 
 def split_specs(text: str, option: str = "--opponents", example: str = "heuristic,greedy") -> list[str]:
