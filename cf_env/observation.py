@@ -90,6 +90,11 @@ OBSERVATION_VERSION = 2
 VERSIONS = (1, 2)  #: the layouts this package encodes (a checkpoint of any of them loads)
 _V2_BLOCKS = ("played", "void", "draws", "void_draws")  #: the blocks version 2 added
 _MASK_CACHE_SIZE = 1 << 16
+#: the per-seat blocks of the state table (:mod:`cf_env.engine.table`) and which rows of each a
+#: seat's observation takes: its own ("own"), every seat's from it clockwise ("all") or its
+#: opponents' ("others"); the other blocks are the table's as they are
+_SEATS = {"hand": "own", "unmatched": "others", "played": "all", "void": "others", "hand_sizes": "all",
+          "draws": "all", "void_draws": "others", "scores": "all"}
 
 
 class ObservationEncoder:
@@ -100,27 +105,18 @@ class ObservationEncoder:
             raise ConfigError(f"observation version {version!r} is not one this package encodes: {VERSIONS}")
         self.config = config
         self.version = version
-        n, k = config.num_players, config.max_pip + 1
+        n = config.num_players
         t = config.num_tiles
         self.num_actions = config.num_actions
-        latest: dict[str, tuple[int, ...]] = {
-            "hand": (t,),
-            "layout": (t,),
-            "drawn": (t,),
-            "pending_value": (k,),
-            "pending_kind": (2,),
-            "unmatched": (n - 1, k),
-            "played": (n, t),
-            "void": (n - 1, k),
-            "open_ends": (k,),
-            "pending_count": (1,),
-            "hand_sizes": (n,),
-            "boneyard": (1,),
-            "round": (2,),
-            "draws": (n,),
-            "void_draws": (n - 1, k),
-            "scores": (n,),
-        }
+        tl = table_layout(config)
+        # the observation's blocks are the table's, in its order, seat-relative: a per-seat block
+        # keeps the observer's row, every seat's or the opponents' (_SEATS); ``drawn`` reads the
+        # table's ``no_drawn`` (zeros) for a seat not to move
+        latest: dict[str, tuple[int, ...]] = {}
+        for name, shape in tl.shapes.items():
+            if name != "no_drawn":
+                rows = _SEATS.get(name, "all")
+                latest[name] = shape[1:] if rows == "own" else (n - 1, *shape[1:]) if rows == "others" else shape
         self._latest_slices = _slices(latest)
         self.latest_size = self._latest_slices["scores"].stop
         self.blocks = {name: shape for name, shape in latest.items() if name not in _V2_BLOCKS or version >= 2}
@@ -134,7 +130,6 @@ class ObservationEncoder:
         # Each observation is a selection of the game's state table (Game.table(), kept current
         # move by move): for each seat, the table positions of its vector's elements in order, one
         # list for the seat to move and one for the others (whose ``drawn`` block reads zeros).
-        tl = table_layout(config)
         self._gathers = [[self._positions(tl, seat, to_move)[self.index] for seat in range(n)]
                          for to_move in (False, True)]
         self._mask_bytes = (self.num_actions + 7) // 8
@@ -144,25 +139,13 @@ class ObservationEncoder:
         """Where each element of ``seat``'s newest-version vector sits in the state table."""
         n = self._n
         order = [(seat + i) % n for i in range(n)]  # the observer, then clockwise
-        parts: dict[str, list[range]] = {
-            "hand": [tl.positions("hand", seat)],
-            "layout": [tl.positions("layout")],
-            "drawn": [tl.positions("drawn" if to_move else "no_drawn")],
-            "pending_value": [tl.positions("pending_value")],
-            "pending_kind": [tl.positions("pending_kind")],
-            "unmatched": [tl.positions("unmatched", p) for p in order[1:]],
-            "played": [tl.positions("played", p) for p in order],
-            "void": [tl.positions("void", p) for p in order[1:]],
-            "open_ends": [tl.positions("open_ends")],
-            "pending_count": [tl.positions("pending_count")],
-            "hand_sizes": [range(tl.hand_sizes + p, tl.hand_sizes + p + 1) for p in order],
-            "boneyard": [tl.positions("boneyard")],
-            "round": [tl.positions("round")],
-            "draws": [range(tl.draws + p, tl.draws + p + 1) for p in order],
-            "void_draws": [tl.positions("void_draws", p) for p in order[1:]],
-            "scores": [range(tl.scores + p, tl.scores + p + 1) for p in order],
-        }
-        assert list(parts) == list(self._latest_slices)
+        rows = {"own": order[:1], "all": order, "others": order[1:]}
+        parts: dict[str, list[range]] = {}
+        for name in self._latest_slices:
+            if name in _SEATS:
+                parts[name] = [tl.row(name, p) for p in rows[_SEATS[name]]]
+            else:
+                parts[name] = [tl.positions("no_drawn" if name == "drawn" and not to_move else name)]
         return np.array([i for block in parts.values() for r in block for i in r], dtype=np.intp)
 
     def select(self, latest: np.ndarray) -> np.ndarray:

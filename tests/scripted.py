@@ -55,3 +55,13 @@ def swap_held_tiles(game: Game, a: tuple, b: tuple) -> Game | None:
     except Exception:  # a move is no longer legal with the other tile
         return None
     return swapped
+
+
+def random_positions(config: RulesConfig, seed: int = 0, count: int = 40) -> list[tuple[Game, int]]:
+    """Up to ``count`` positions of one seeded game of random legal moves, each as a copy of the
+    game and the seat to move."""
+    game, rng, out = Game(config, seed=seed), np.random.default_rng(seed), []
+    while not game.is_over and len(out) < count:
+        out.append((game.clone(), game.current_player))
+        game.apply(int(rng.choice(game.legal_actions())))
+    return out

@@ -116,6 +116,14 @@ class TableLayout:
         first = self.start[name] + (index * width if len(shape) == 2 else 0)
         return range(first, first + width)
 
+    def row(self, name: str, seat: int) -> range:
+        """The table positions of seat ``seat``'s row of per-seat block ``name`` (one element of a
+        one-dimensional per-seat block such as ``hand_sizes``)."""
+        shape = self.shapes[name]
+        width = shape[-1] if len(shape) == 2 else 1
+        first = self.start[name] + seat * width
+        return range(first, first + width)
+
 
 @lru_cache(maxsize=64)
 def table_layout(config: RulesConfig) -> TableLayout:

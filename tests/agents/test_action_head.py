@@ -11,7 +11,7 @@ import agents
 from agents.checkpoint import CheckpointError, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, grow_hidden, observation_scale
 from cf_env import ObservationEncoder, RulesConfig
-from cf_env.engine import Game
+from tests.scripted import random_positions
 from training import distill
 from training.run import load_weights
 
@@ -25,14 +25,6 @@ def _network(action_head: int, hidden=(16, 16), seed=0) -> ActorCritic:
                        action_head=action_head, max_pip=CONFIG.max_pip, num_players=CONFIG.num_players)
 
 
-def _rows(seed=0, count=60):
-    game, rng, out = Game(CONFIG, seed=seed), np.random.default_rng(seed), []
-    while not game.is_over and len(out) < count:
-        out.append((game.clone(), game.current_player))
-        game.apply(int(rng.choice(game.legal_actions())))
-    return out
-
-
 def _batch(rows):
     obs = torch.as_tensor(np.stack([ENC.encode(g, s) for g, s in rows]))
     mask = torch.as_tensor(np.stack([ENC.mask(g.legal_bits).astype(bool) for g, _ in rows]))
@@ -40,7 +32,7 @@ def _batch(rows):
 
 
 def test_the_value_table_is_what_the_position_says_of_each_pip_value():
-    rows = _rows()
+    rows = random_positions(CONFIG, count=60)
     obs, _ = _batch(rows)
     table = _network(8).scorer.value_table(obs).numpy()
     k = CONFIG.max_pip + 1
@@ -62,7 +54,7 @@ def test_a_network_given_an_action_head_plays_as_before_and_trains_it(tmp_path):
     path = save_checkpoint(tmp_path / "plain.pt", model_payload(plain, CONFIG, 0, {}))
     headed = _network(8, seed=1)
     load_weights(headed, CONFIG, str(path))
-    obs, mask = _batch(_rows(seed=2))
+    obs, mask = _batch(random_positions(CONFIG, seed=2, count=60))
     with torch.no_grad():
         a, va = plain(obs, mask)
         b, vb = headed(obs, mask)
@@ -91,7 +83,7 @@ def test_a_network_with_an_action_head_saves_and_loads(tmp_path):
     path = save_checkpoint(tmp_path / "net.pt", model_payload(model, CONFIG, 0, {}))
     agent = agents.load(str(path), CONFIG)
     assert isinstance(agent, TorchAgent) and agent.model.kwargs() == model.kwargs()
-    obs, mask = _batch(_rows(seed=3))
+    obs, mask = _batch(random_positions(CONFIG, seed=3, count=60))
     with torch.no_grad():
         assert torch.equal(agent.model(obs, mask)[0], model(obs, mask)[0])
     with pytest.raises(ValueError, match="max_pip and num_players"):
@@ -99,7 +91,7 @@ def test_a_network_with_an_action_head_saves_and_loads(tmp_path):
 
 
 def test_fit_builds_and_trains_an_action_head():
-    rows = _rows(seed=4, count=80)
+    rows = random_positions(CONFIG, seed=4, count=80)
     obs, mask = _batch(rows)
     rng = np.random.default_rng(0)
     q = (rng.random(mask.shape) * mask.numpy()).astype(np.float32)

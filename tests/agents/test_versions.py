@@ -14,6 +14,7 @@ from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, s
 from agents.torch_policy import ActorCritic, TorchAgent, grow_hidden, observation_scale, widen_weights
 from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
 from cf_env.engine import Game
+from tests.scripted import random_positions
 from training.run import load_weights
 
 CONFIG = RulesConfig(num_players=3, rounds=2)
@@ -30,21 +31,13 @@ def _v1_checkpoint(tmp_path):
     return model, path
 
 
-def _positions(seed=0, count=40):
-    game, rng, out = Game(CONFIG, seed=seed), np.random.default_rng(seed), []
-    while not game.is_over and len(out) < count:
-        out.append((game.clone(), game.current_player))
-        game.apply(int(rng.choice(game.legal_actions())))
-    return out
-
-
 def test_a_v1_checkpoint_plays_on_v2_observations_as_it_did_on_v1(tmp_path):
     model, path = _v1_checkpoint(tmp_path)
     assert load_checkpoint(path)["observation_version"] == 1
     agent = TorchAgent.from_checkpoint(path, CONFIG)
     assert agent.model.observation_version == 1 and OBSERVATION_VERSION == 2
     v1, v2 = ObservationEncoder(CONFIG, version=1), ObservationEncoder(CONFIG)
-    for game, seat in _positions():
+    for game, seat in random_positions(CONFIG):
         mask = torch.as_tensor(v2.mask(game.legal_bits).astype(bool))[None]
         with torch.no_grad():
             direct, _ = model(torch.as_tensor(v1.encode(game, seat))[None], mask)
@@ -62,7 +55,7 @@ def test_a_v1_network_widened_to_v2_plays_the_same(tmp_path):
     first = wide.trunk[0].weight.detach()
     new_columns = np.setdiff1d(np.arange(v2.size), ObservationEncoder(CONFIG, 1).index)
     assert (first[:, new_columns] == 0).all()  # the new features start unused
-    for game, seat in _positions(seed=1):
+    for game, seat in random_positions(CONFIG, seed=1):
         obs = torch.as_tensor(v2.encode(game, seat))[None]
         mask = torch.as_tensor(v2.mask(game.legal_bits).astype(bool))[None]
         with torch.no_grad():
@@ -87,7 +80,7 @@ def test_a_network_grown_into_wider_layers_plays_the_same_and_trains_its_new_uni
     assert (big.trunk[2].weight[16:, 16:] != 0).any()  # the new units keep their own init
     reference = TorchAgent.from_checkpoint(path, CONFIG).model
     rows = [(torch.as_tensor(v2.encode(g, s))[None], torch.as_tensor(v2.mask(g.legal_bits).astype(bool))[None])
-            for g, s in _positions(seed=2)]
+            for g, s in random_positions(CONFIG, seed=2)]
     for obs, mask in rows:
         with torch.no_grad():
             a, va = reference(obs, mask)
