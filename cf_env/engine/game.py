@@ -40,8 +40,6 @@ from cf_env.engine.records import RECORD_VERSION, Dealt, GameRecords, validate_d
 from cf_env.engine.scoring import tile_points
 from cf_env.engine.state import (
     ARM_MASK,
-    EV_PAYLOAD,
-    EV_PLAYER,
     EV_ROUND,
     K_DRAW,
     K_PASS,
@@ -179,9 +177,8 @@ class Game(GameRecords, GameLayout):
         self._draws = [0] * n
         self._void_at = [bytearray(k) for _ in range(n)]
         self._drawn = -1
-        ev = self._events
-        self._round_start = len(ev)
-        rtag = self._round_tag = r << EV_ROUND
+        self._round_start = len(self._events)
+        self._round_tag = r << EV_ROUND
         # R5/R6: round r starts with the double (max_pip - r); its holder places it.
         start = cfg.max_pip - r
         start_tile = Tile(start, start).index
@@ -198,7 +195,7 @@ class Game(GameRecords, GameLayout):
                 self._hands[p] |= tile_bits[tile]
                 self._hand_sizes[p] += 1
                 self._draws[p] += 1
-                ev.append(EventKind.SEARCH_DRAW | p << EV_PLAYER | tile << EV_PAYLOAD | rtag)
+                self._log(EventKind.SEARCH_DRAW, p, tile, history=False)
                 if tile == start_tile:
                     holder = p
                     break
@@ -208,7 +205,7 @@ class Game(GameRecords, GameLayout):
         self._played = sbits
         self._played_by[holder] = sbits
         self._layout.append(pack_placement(start, start, -1, -1, Role.CENTER, holder))
-        ev.append(EventKind.START | holder << EV_PLAYER | start_tile << EV_PAYLOAD | rtag)
+        self._log(EventKind.START, holder, start_tile, history=False)
         # R9: every play goes onto an empty centre arm until all of them hold a tile.
         self._pending = cfg.center_arms
         self._pending_value = start
@@ -270,9 +267,7 @@ class Game(GameRecords, GameLayout):
             at = self._table_layout.scores
             for p, total in enumerate(self._totals):
                 tab[at + p] = total * SCORE_FACTOR  # a float64 product, rounded once to float32
-        self._events.append(
-            EventKind.ROUND_END | (out & 0xFF) << EV_PLAYER | int(reason) << EV_PAYLOAD | self._round_index << EV_ROUND
-        )
+        self._log(EventKind.ROUND_END, out & 0xFF, int(reason), history=False)
         if self._round_index + 1 >= self.config.rounds:
             self._over = True
             self._winners = winners_of(self._round_scores)
@@ -342,9 +337,7 @@ class Game(GameRecords, GameLayout):
             ends[x] += 1
             self._end_nodes[x].append(node)
         op = self._open_plays = t.row_bits[self._pending_value] if pend else self._free_open
-        self._events.append(K_PLAY | p << EV_PLAYER | a << EV_PAYLOAD | self._round_tag)
-        if self._history_view is not None:
-            self._history_append(K_PLAY, p, a)
+        self._log(K_PLAY, p, a)
         counts = self._hand_sizes
         counts[p] -= 1
         tab = self._table_view
@@ -397,9 +390,7 @@ class Game(GameRecords, GameLayout):
         faced = self._unmatched[p] = (1 << self._pending_value) if self._pending else self._open_values
         self._fail(p, faced)
         self._draws[p] += 1
-        self._events.append(K_DRAW | p << EV_PLAYER | tile << EV_PAYLOAD | self._round_tag)
-        if self._history_view is not None:
-            self._history_append(K_DRAW, p, tile)
+        self._log(K_DRAW, p, tile)
         plays = tbits & self._open_plays
         tab = self._table_view
         if tab is not None:
@@ -432,9 +423,7 @@ class Game(GameRecords, GameLayout):
                 tab[self._table_layout.drawn + self._drawn] = 0.0
             else:
                 self._table_failure(tab, p, before, False)
-        self._events.append(K_PASS | p << EV_PLAYER | kept << EV_PAYLOAD | self._round_tag)  # R17: see events()
-        if self._history_view is not None:
-            self._history_append(K_PASS, p, kept)
+        self._log(K_PASS, p, kept)  # R17: see events()
         self._advance((p + 1) % self._num_players)
 
     def _fail(self, p: int, faced: int) -> None:

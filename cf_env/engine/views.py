@@ -29,6 +29,8 @@ from cf_env.engine.state import (
 )
 from cf_env.engine.table import SCORE_FACTOR
 
+_KEY_MASK = (1 << EV_ROUND) - 1  #: an event code's kind, player and payload, without its round
+
 
 class GameViews(GameState):
     """The event log (:meth:`events`, :meth:`actions`, packed codes), each seat's view of the
@@ -121,12 +123,21 @@ class GameViews(GameState):
         for code in self._events[self._round_start:]:
             kind = code & 7
             if kind != K_ROUND_END:
-                self._history_append(kind, code >> EV_PLAYER & 0xFF, code >> EV_PAYLOAD & 0x3FF)
+                self._history_append(code & _KEY_MASK)
 
-    def _history_append(self, kind: int, p: int, payload: int) -> None:
-        """One event into each seat's view, as R17 lets it see it (see :meth:`history`): each
-        seat's row as 8 bytes, worked out once per distinct event and config (``_history_rows``)."""
+    def _log(self, kind: int, p: int, payload: int, history: bool = True) -> None:
+        """Append an event of the current round to the log and, for a move (``history``) once the
+        history is kept, to each seat's view (a round's opening events reach the history through
+        :meth:`_fill_history`, its end none)."""
         key = kind | p << EV_PLAYER | payload << EV_PAYLOAD
+        self._events.append(key | self._round_tag)
+        if history and self._history_view is not None:
+            self._history_append(key)
+
+    def _history_append(self, key: int) -> None:
+        """One event (its code without the round) into each seat's view, as R17 lets it see it
+        (see :meth:`history`): each seat's row as 8 bytes, worked out once per distinct event and
+        config (``_history_rows``)."""
         tl = self._table_layout
         seen = tl.history_rows.get(key)
         if seen is None:
