@@ -55,6 +55,11 @@ class SearchAgent:
         #: True when it reads the observation's ``history`` entry (``raw_env(history=True)``);
         #: the evaluation, play and training loops give it one then
         self.needs_history = self.infer == "policy"
+        self._belief = None
+        if self.infer == "belief":
+            from agents.search.belief import load_belief
+
+            self._belief = load_belief(settings.belief, config)
         self._warned = False
         self._seed_rng = np.random.default_rng(seed) if seed is not None else None
         self.encoder = ObservationEncoder(config)
@@ -111,7 +116,8 @@ class SearchAgent:
                           f"(make the env with history=True); these decisions use infer=constraints", stacklevel=2)
             self._warned = True
         world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
-                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables)
+                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables,
+                                 self._belief.seat_rows(obs) if self._belief is not None else None)
         value = valuation(obs, self.encoder, self.value)
         source = self._seed_rng if self._seed_rng is not None else rng
         self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
@@ -142,7 +148,8 @@ class SearchAgent:
         obs = np.asarray(observation["observation"], dtype=np.float32)
         world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
                                  self.infer, self.keep, observation.get("history") if self.needs_history else None,
-                                 self.temp, self.proposals, self._tables)
+                                 self.temp, self.proposals, self._tables,
+                                 self._belief.seat_rows(obs) if self._belief is not None else None)
         source = self._seed_rng if self._seed_rng is not None else rng
         self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
         values = np.zeros((worlds, legal.size))

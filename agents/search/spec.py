@@ -18,10 +18,13 @@ infer      constraints ``constraints``: worlds respect the opponents' failures t
                        plays this round are under the opponent model (needs the observation's
                        ``history`` entry; without it, ``constraints``); ``none``: ignore both
                        (``0`` too). ``constraints`` is the default because ``policy`` measured no
-                       stronger and costs a third of the worlds (lab/results/search.md)
+                       stronger and costs a third of the worlds (lab/results/search.md);
+                       ``belief``: they are resampled by a belief network's probabilities of
+                       where each hidden tile lies (``belief=PATH``; :mod:`agents.search.belief`)
 temp       TEMP        the opponent model's softmax temperature over heuristic scores (fitted,
                        see ``lab/opponent_model.py``)
-proposals  8           ``infer=policy``: candidate worlds dealt for each world kept
+proposals  8           ``infer=policy`` or ``belief``: candidate worlds dealt for each world kept
+belief     (none)      ``infer=belief``: the belief network's file (``python -m lab.belief fit``)
 keep       0           chance that an opponent holds one tile of a value it failed to match
 race       0           pimc: racing (:mod:`agents.search.racing`): stop trying an action once the
                        leader beats it by ``race`` standard errors over the worlds so far (0: off,
@@ -45,7 +48,7 @@ __all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSettings"
            "VALUES", "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
-INFER_MODES = ("policy", "constraints", "none")  #: how worlds use what the opponents showed
+INFER_MODES = ("policy", "constraints", "none", "belief")  #: how worlds use what the opponents showed
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
 VALUES = ("win", "points")
@@ -64,6 +67,7 @@ class SearchSettings:
     infer: str = "constraints"
     temp: float = TEMPERATURE
     proposals: int = 8
+    belief: str = ""
     keep: float = 0.0
     c: float = 0.7
     race: float = 0.0
@@ -83,6 +87,8 @@ class SearchSettings:
         where = self.spec
         if self.infer not in INFER_MODES:
             raise SearchSpecError(f"{where!r}: infer must be one of {INFER_MODES} (or 1/0), got {self.infer!r}")
+        if (self.infer == "belief") != bool(self.belief):
+            raise SearchSpecError(f"{where!r}: infer=belief and belief=PATH (the belief network) go together")
         if self.algo not in ALGORITHMS:
             raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
         if self.value not in VALUES:

@@ -39,15 +39,15 @@ from numba import njit
 
 from agents.baselines import HeuristicAgent, HeuristicTables
 from agents.search.inference import Decisions, log_likelihood, no_decisions, read_history
+from agents.search.spec import INFER_MODES
 from cf_env import ConfigError, ObservationEncoder, action_table
 from cf_env.engine import Role
 from cf_env.vector import State, copy_game
 
 __all__ = ["DEAL_TRIES", "INFER_MODES", "Scratch", "SampledWorlds", "World", "deal_hidden", "deal_once",
-           "new_scratch", "randint", "read_observation", "sample_worlds", "uniform"]
+           "belief_log_likelihood", "new_scratch", "randint", "read_observation", "sample_worlds", "uniform"]
 
 DEAL_TRIES = 16  #: shuffles a world may take to meet every opponent's inferred constraints
-INFER_MODES = ("policy", "constraints", "none")
 
 
 class World(NamedTuple):
@@ -63,6 +63,9 @@ class World(NamedTuple):
     temp: float  #: the opponent model's softmax temperature
     proposals: int  #: candidates dealt per world under policy inference (1: none)
     tables: HeuristicTables  #: the opponent model's scores (the heuristic's)
+    #: under ``infer=belief``, (n+1, T) float64 log-probabilities of each tile's location (row p
+    #: 1 .. n-1 the opponent p, row n the boneyard; :mod:`agents.search.belief`); else (0, 0)
+    belief: np.ndarray
 
 
 class Scratch(NamedTuple):
@@ -114,16 +117,22 @@ def deal_hidden(s, b, world, scratch):
     """One world into game ``b`` of state ``s``: one constraint-respecting deal (:func:`deal_once`),
     or under policy inference (``world.proposals`` > 1 and opponent plays to explain) the one of
     ``proposals`` such deals drawn with probability proportional to the likelihood of the
-    opponents' plays (Gumbel-max over the log-likelihoods: sampling-importance-resampling)."""
-    if world.proposals <= 1 or world.decisions.seat.shape[0] == 0:
+    opponents' plays (Gumbel-max over the log-likelihoods: sampling-importance-resampling); under
+    ``infer=belief`` the likelihood is the belief network's (:func:`belief_log_likelihood`)."""
+    use_belief = world.belief.shape[0] > 0
+    if world.proposals <= 1 or (world.decisions.seat.shape[0] == 0 and not use_belief):
         deal_once(s, b, world, scratch)
         return
     best = -np.inf
     n, t_count = s.hand.shape[1], s.hand.shape[2]
     for _ in range(world.proposals):
         deal_once(s, b, world, scratch)
-        ll = log_likelihood(s.hand[b], world.decisions, world.temp, world.tables, scratch.held, scratch.row,
-                            scratch.plays, scratch.scores)
+        ll = 0.0
+        if world.decisions.seat.shape[0] > 0:
+            ll = log_likelihood(s.hand[b], world.decisions, world.temp, world.tables, scratch.held, scratch.row,
+                                scratch.plays, scratch.scores)
+        if use_belief:
+            ll += belief_log_likelihood(s, b, world)
         key = ll - np.log(-np.log(uniform(scratch.rs) * (1.0 - 2e-16) + 1e-16))
         if key > best:
             best = key
@@ -137,6 +146,21 @@ def deal_hidden(s, b, world, scratch):
             s.hand[b, p, t] = scratch.best_hand[p, t]
     for t in range(t_count):
         s.bone[b, t] = scratch.best_bone[t]
+
+
+@njit(cache=True)
+def belief_log_likelihood(s, b, world):
+    """The belief network's log-probability of the world dealt into game ``b``: where it put each
+    hidden tile, in an opponent's hand or the boneyard, as if the tiles were independent."""
+    n, t_count = s.hand.shape[1], s.hand.shape[2]
+    ll = 0.0
+    for p in range(1, n):
+        for t in range(t_count):
+            if s.hand[b, p, t]:
+                ll += world.belief[p, t]
+    for i in range(t_count - world.bone_n, t_count):
+        ll += world.belief[n, s.bone[b, i]]
+    return ll
 
 
 @njit(cache=True)
@@ -197,13 +221,16 @@ def deal_once(s, b, world, scratch):
 
 def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEncoder, state: State,
                      infer: str | bool = "constraints", keep: float = 0.0, history: np.ndarray | None = None,
-                     temp: float = 1.0, proposals: int = 1, tables: HeuristicTables | None = None) -> World:
+                     temp: float = 1.0, proposals: int = 1, tables: HeuristicTables | None = None,
+                     belief: np.ndarray | None = None) -> World:
     """Write the public state of ``obs`` into game 0 of ``state`` (the observer is seat 0, then
     clockwise; the hidden hands empty) and return the sampler's inputs. ``infer``: ``none``
     ignores the opponents' failures to match (no tile forbidden, ``keep`` 0); ``constraints``
     forbids what they rule out; ``policy`` also weights worlds by the opponents' plays in
     ``history`` (the observation's history entry) under the heuristic softmax at ``temp`` with
-    ``proposals`` candidates per world (``tables``: the heuristic's kernel tables)."""
+    ``proposals`` candidates per world (``tables``: the heuristic's kernel tables); ``belief``
+    weights them by a belief network's log-probabilities instead (``(n+1, T)``, see
+    :class:`World`; :meth:`agents.search.belief.BeliefNet.seat_rows`)."""
     sl, config = encoder.slices, encoder.config
     n, t, k = config.num_players, config.num_tiles, config.max_pip + 1
     hand = obs[sl["hand"]] > 0
@@ -260,8 +287,15 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
         tables = HeuristicAgent(config).kernel_tables
     policy = infer == "policy" and history is not None and proposals > 1
     decisions = read_history(history, encoder) if policy and history is not None else no_decisions(n, config.max_pip)
+    if infer == "belief":
+        if belief is None or belief.shape != (n + 1, t):
+            raise ConfigError(f"infer=belief needs the belief network's log-probabilities, shape {(n + 1, t)}; got "
+                              f"{None if belief is None else belief.shape}")
+        weights = np.ascontiguousarray(belief, dtype=np.float64)
+    else:
+        weights = np.zeros((0, 0))
     return World(pool, sizes, bone_n, forbid, order, float(keep) if infer != "none" else 0.0, decisions,
-                 float(temp), int(proposals) if policy else 1, tables)
+                 float(temp), int(proposals) if policy or infer == "belief" else 1, tables, weights)
 
 
 class SampledWorlds(NamedTuple):
@@ -274,7 +308,7 @@ class SampledWorlds(NamedTuple):
 
 def sample_worlds(observation: dict, n: int, rng: np.random.Generator, encoder: ObservationEncoder,
                   infer: str = "constraints", keep: float = 0.0, temp: float = 1.0,
-                  proposals: int = 1) -> SampledWorlds:
+                  proposals: int = 1, belief: np.ndarray | None = None) -> SampledWorlds:
     """``n`` worlds consistent with ``observation`` (an observation dict of ``encoder``'s rules;
     its ``history`` entry for ``infer="policy"``), dealt as the search agents deal them, from ``rng``."""
     from cf_env.vector import make_consts, new_state
@@ -283,7 +317,7 @@ def sample_worlds(observation: dict, n: int, rng: np.random.Generator, encoder: 
     state = new_state(make_consts(config), 1)
     obs = np.asarray(observation["observation"], dtype=np.float32)
     world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer, keep,
-                             observation.get("history"), temp, proposals)
+                             observation.get("history"), temp, proposals, belief=belief)
     scratch = new_scratch(config.num_players, config.num_tiles, encoder.size, config.max_pip + 1)
     scratch.rs[0] = np.uint64(rng.integers(1, 2**63))
     work = new_state(make_consts(config), 1)

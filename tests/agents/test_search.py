@@ -6,6 +6,7 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+import torch
 
 import agents
 from agents.baselines import HeuristicAgent, RandomAgent
@@ -17,6 +18,7 @@ from agents.search import (
     read_observation,
     sample_worlds,
 )
+from agents.search.belief import BeliefNet
 from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
 from agents.search.values import valuation
@@ -36,7 +38,7 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search").algo == "pimc"
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:keep=0.2:c=1.5:seed=3")
     assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "value": "points",
-                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "keep": 0.2, "c": 1.5, "race": 0.0,
+                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "belief": "", "keep": 0.2, "c": 1.5, "race": 0.0,
                          "tie": 0.01, "seed": 3}
     assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
     assert SearchAgent(RulesConfig(), SearchSettings(ms=0, sims=4)).sims == 4
@@ -148,11 +150,14 @@ def _decision_point(config: Game, seed: int):
     return None
 
 
-def test_hidden_tiles_never_reach_the_decision():
+def test_hidden_tiles_never_reach_the_decision(tmp_path):
     """Swap tiles between two opponents' hands (the same game otherwise, replayed from the deal):
     the search seat's observation is the same, so are its decisions for a fixed seed."""
     config = RulesConfig()
     encoder = ObservationEncoder(config)
+    torch.manual_seed(0)
+    belief = tmp_path / "belief.pt"
+    torch.save(BeliefNet(config, (16,)).payload(), belief)
     checked = 0
     for seed in range(40):
         game = _decision_point(config, seed)
@@ -172,7 +177,8 @@ def test_hidden_tiles_never_reach_the_decision():
                 np.testing.assert_array_equal(views[0]["history"], views[1]["history"])
                 assert read_history(views[0]["history"], encoder).seat.size  # policy inference has plays to weigh
                 for spec in ("search:ms=0:sims=30", "search:algo=ismcts:ms=0:sims=200",
-                             "search:ms=0:sims=30:infer=policy", "search:algo=ismcts:ms=0:sims=200:infer=policy"):
+                             "search:ms=0:sims=30:infer=policy", "search:algo=ismcts:ms=0:sims=200:infer=policy",
+                             f"search:ms=0:sims=30:infer=belief:belief={belief}"):
                     picks = [agents.load(spec, config).act(v, np.random.default_rng(1)) for v in views]
                     assert picks[0] == picks[1]
                 checked += 1

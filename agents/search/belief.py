@@ -1,0 +1,83 @@
+"""A learned belief over the hidden tiles: for each tile a seat cannot see, how likely it is to lie
+in each opponent's hand or in the boneyard, read from the observation alone.
+
+:class:`BeliefNet` is trained on self-play positions with their true hands (``python -m
+lab.belief``; the figures, against the constraint and policy samplers, are in
+lab/results/belief.md). With ``infer=belief:belief=PATH`` the search deals ``proposals``
+constraint-respecting candidates per world and keeps one with probability proportional to the
+product of the network's probabilities for where that candidate puts each hidden tile
+(sampling-importance-resampling, as ``infer=policy`` does with the opponent model's likelihood).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.torch_policy import observation_scale
+from cf_env import ConfigError, ObservationEncoder, RulesConfig
+
+__all__ = ["BeliefNet", "load_belief", "location_open"]
+
+
+def location_open(obs: torch.Tensor, sizes: slice, bone: slice) -> torch.Tensor:
+    """``(B, n)``: which locations hold any hidden tile (each opponent's hand, the boneyard)."""
+    return torch.cat([obs[:, sizes][:, 1:], obs[:, bone]], 1) > 0.5
+
+
+class BeliefNet(nn.Module):
+    """Observation -> for each tile, log-probabilities over its locations ``(B, T, n)``: location
+    ``i < n - 1`` the opponent ``i + 1`` seats clockwise from the observer, ``n - 1`` the boneyard.
+    A location that holds no tile (an empty hand, an empty boneyard) gets none."""
+
+    def __init__(self, config: RulesConfig, hidden: tuple[int, ...] = (256, 256)) -> None:
+        super().__init__()
+        enc = ObservationEncoder(config)
+        self.config = config
+        self.n, self.t = config.num_players, config.num_tiles
+        self.scale: torch.Tensor
+        self.register_buffer("scale", torch.as_tensor(observation_scale(config)))
+        self.sizes, self.bone = enc.slices["hand_sizes"], enc.slices["boneyard"]
+        layers: list[nn.Module] = []
+        width = enc.size
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, self.t * self.n))
+        self.body = nn.Sequential(*layers)
+        self.hidden = list(hidden)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        logits = self.body(obs / self.scale).view(-1, self.t, self.n)
+        closed = ~location_open(obs, self.sizes, self.bone)[:, None, :]
+        return torch.log_softmax(logits.masked_fill(closed, -1e9), -1)
+
+    @torch.no_grad()
+    def seat_rows(self, obs: np.ndarray) -> np.ndarray:
+        """One observation's log-probabilities as the sampler reads them: ``(n + 1, T)`` float64,
+        row ``p`` (1 .. n-1) the opponent ``p`` seats on, row ``n`` the boneyard, row 0 zeros."""
+        logp = self(torch.as_tensor(obs, dtype=torch.float32)[None])[0].numpy().astype(np.float64)
+        out = np.zeros((self.n + 1, self.t))
+        out[1:] = logp.T
+        return out
+
+    def payload(self, **extra: object) -> dict:
+        return {"state_dict": self.state_dict(), "hidden": self.hidden, "rules": self.config.to_dict(), **extra}
+
+
+def load_belief(path: str | Path, config: RulesConfig) -> BeliefNet:
+    """The :class:`BeliefNet` saved at ``path`` (``torch.save`` of :meth:`BeliefNet.payload`), for
+    ``config``'s rules (refused when it was trained for others)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"no belief network at {path} (train one with python -m lab.belief fit)")
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    saved = RulesConfig(**payload["rules"])
+    if saved != config:
+        raise ConfigError(f"the belief network {path} was trained for {saved}, not {config}")
+    net = BeliefNet(config, tuple(payload["hidden"]))
+    net.load_state_dict(payload["state_dict"])
+    return net.eval()
