@@ -49,20 +49,39 @@ class BeliefNet(nn.Module):
         layers.append(nn.Linear(width, self.t * self.n))
         self.body = nn.Sequential(*layers)
         self.hidden = list(hidden)
+        self._numpy: list[tuple[np.ndarray, np.ndarray]] | None = None
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         logits = self.body(obs / self.scale).view(-1, self.t, self.n)
         closed = ~location_open(obs, self.sizes, self.bone)[:, None, :]
         return torch.log_softmax(logits.masked_fill(closed, -1e9), -1)
 
-    @torch.no_grad()
     def seat_rows(self, obs: np.ndarray) -> np.ndarray:
         """One observation's log-probabilities as the sampler reads them: ``(n + 1, T)`` float64,
-        row ``p`` (1 .. n-1) the opponent ``p`` seats on, row ``n`` the boneyard, row 0 zeros."""
-        logp = self(torch.as_tensor(obs, dtype=torch.float32)[None])[0].numpy().astype(np.float64)
+        row ``p`` (1 .. n-1) the opponent ``p`` seats on, row ``n`` the boneyard, row 0 zeros.
+
+        Computed in numpy from the weights as :meth:`forward` computes them (a search asks one
+        observation at a time: torch's thread pool costs a hundred times the arithmetic when
+        another process keeps a core busy; taken again after the weights change in training)."""
+        if self._numpy is None:
+            self._numpy = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+                           for m in self.body if isinstance(m, nn.Linear)]
+        x = np.asarray(obs, dtype=np.float32) / self.scale.numpy()
+        *hidden, (w, b) = self._numpy
+        for hw, hb in hidden:
+            x = np.maximum(x @ hw + hb, 0.0)
+        logits = (x @ w + b).reshape(self.t, self.n).astype(np.float64)
+        sizes = np.concatenate([np.asarray(obs)[self.sizes][1:], np.asarray(obs)[self.bone]])
+        logits[:, sizes <= 0.5] = -1e9
+        top = logits.max(1, keepdims=True)
+        logp = logits - top - np.log(np.exp(logits - top).sum(1, keepdims=True))
         out = np.zeros((self.n + 1, self.t))
         out[1:] = logp.T
         return out
+
+    def train(self, mode: bool = True) -> BeliefNet:
+        self._numpy = None  # the weights may change: seat_rows takes them again
+        return super().train(mode)
 
     def payload(self, **extra: object) -> dict:
         return {"state_dict": self.state_dict(), "hidden": self.hidden, "rules": self.config.to_dict(), **extra}

@@ -47,6 +47,19 @@ def test_the_belief_reads_the_observation_as_the_sampler_wants_it(belief_file):
     assert not rows[0].any()
     np.testing.assert_allclose(np.exp(rows[1:]).sum(0), 1.0, rtol=1e-5)  # each tile lies somewhere
     assert np.exp(rows[n]).max() > 0  # the boneyard holds tiles at the start
+    closed = 0
+    for _ in range(120):  # the numpy forward pass is the network's
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
+        if env.game.is_over:
+            break
+        obs = env.observe(env.agent_selection)["observation"]
+        with torch.no_grad():
+            direct = net(torch.as_tensor(obs)[None])[0].numpy().T
+        rows, shut = net.seat_rows(obs)[1:], direct < -1e8  # an empty hand or boneyard holds nothing
+        np.testing.assert_allclose(rows[~shut], direct[~shut], rtol=1e-4, atol=1e-4)
+        assert (rows[shut] < -1e8).all()
+        closed += shut.any()
+    assert closed  # the empty boneyard was met
 
 
 def test_a_sharper_belief_deals_worlds_nearer_the_truth():
