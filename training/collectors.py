@@ -25,18 +25,22 @@ from agents import Agent, act_batch
 from cf_env import RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
 from cf_env.vector import VectorGame
+from training.critic import hidden_tiles
 from training.pool import LEARNER, OpponentPool
 from training.trajectories import Trajectories
 
 __all__ = ["AecCollector", "Policy", "VectorCollector"]
 
-Policy = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: ``policy(obs, mask, hidden) -> (actions, logp, values)``; ``hidden`` is what a privileged
+#: critic reads (the seat's unseen tiles, :meth:`cf_env.vector.VectorGame.hidden_tiles`), None when
+#: the collector is not asked for it
+Policy = Callable[[np.ndarray, np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 class VectorCollector:
     def __init__(self, rules: RulesConfig, num_envs: int, reward: str, points_scale: float, pool: OpponentPool,
-                 rng: np.random.Generator) -> None:
-        self.rules, self.pool, self.rng = rules, pool, rng
+                 rng: np.random.Generator, hidden: bool = False) -> None:
+        self.rules, self.pool, self.rng, self.hidden = rules, pool, rng, hidden
         self.vg = VectorGame(rules, num_games=num_envs, reward=reward, points_scale=points_scale, seed=rng)
         # seat_code[b, s]: 0 for the learner, else the code of a pool agent in coded_agents
         self.seat_code = np.zeros((num_envs, rules.num_players), dtype=np.int64)
@@ -87,9 +91,10 @@ class VectorCollector:
             if learner_rows.size:
                 l_obs = obs[learner_rows]
                 l_mask = mask[learner_rows].astype(bool)
-                acts, logps, values = policy(l_obs, l_mask)
+                l_hidden = vg.hidden_tiles(learner_rows, seat[learner_rows]) if self.hidden else None
+                acts, logps, values = policy(l_obs, l_mask, l_hidden)
                 actions[learner_rows] = acts
-                buffer.open(learner_rows, seat[learner_rows], l_obs, l_mask, acts, logps, values)
+                buffer.open(learner_rows, seat[learner_rows], l_obs, l_mask, acts, logps, values, l_hidden)
             obs, mask, seat, rewards, done = vg.step(actions)
             self.obs, self.mask, self.seat = obs, mask, seat
             learner_steps += int(learner_rows.size)
@@ -113,8 +118,8 @@ class VectorCollector:
 
 class AecCollector:
     def __init__(self, rules: RulesConfig, num_envs: int, reward: str, points_scale: float, pool: OpponentPool,
-                 rng: np.random.Generator) -> None:
-        self.rules, self.pool, self.rng = rules, pool, rng
+                 rng: np.random.Generator, hidden: bool = False) -> None:
+        self.rules, self.pool, self.rng, self.hidden = rules, pool, rng, hidden
         self.envs = [raw_env(**rules.to_dict(), reward=reward, points_scale=points_scale) for _ in range(num_envs)]
         self.seats: list[list] = [[] for _ in range(num_envs)]  # per game: LEARNER or the agent at each seat
         self.episode_wins: list[float] = []
@@ -183,9 +188,11 @@ class AecCollector:
                 mask_list.append(o["action_mask"])
             obs = np.stack(obs_list)
             mask = np.stack(mask_list).astype(bool)
-            actions, logps, values = policy(obs, mask)
             seats = np.array([env.game.current_player for env in self.envs])
-            buffer.open(np.arange(len(self.envs)), seats, obs, mask, actions, logps, values)
+            unseen = (np.stack([hidden_tiles(env.game, int(s)) for env, s in zip(self.envs, seats)])
+                      if self.hidden else None)
+            actions, logps, values = policy(obs, mask, unseen)
+            buffer.open(np.arange(len(self.envs)), seats, obs, mask, actions, logps, values, unseen)
             for i, env in enumerate(self.envs):
                 env.step(int(actions[i]))
                 self._env_steps += 1

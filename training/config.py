@@ -226,6 +226,12 @@ class PPOConfig(NetworkTrainerConfig):
         deleted: the pool can no longer draw them).
     PPO
         CleanRL's names; ``num_minibatches`` may not exceed ``num_envs * rollout_steps``.
+    Critic
+        critic: ``"shared"`` (the policy network's own value head) or ``"privileged"`` (a
+        separate network that also reads the opponents' hands and the boneyard,
+        :mod:`training.critic`; the policy still reads only the observation);
+        critic_warmup_updates: the first updates train the value alone (the policy is left as
+        it is while a new critic learns).
     Evaluation
         eval_every (updates between evaluations; 0: none during training, only the final one,
         which ``eval_deal_sets: 0`` switches off too), eval_opponents.
@@ -247,6 +253,8 @@ class PPOConfig(NetworkTrainerConfig):
     ent_coef: NonNegativeFloat = 0.01
     norm_adv: bool = True
     target_kl: NonNegativeFloat = 0.0
+    critic: Literal["shared", "privileged"] = "shared"
+    critic_warmup_updates: NonNegativeInt = 0
     eval_every: NonNegativeInt = 25
     eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 

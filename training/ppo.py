@@ -25,9 +25,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.checkpoint import CheckpointError
 from agents.torch_policy import TorchAgent
 from training.collectors import AecCollector, VectorCollector
 from training.config import PPOConfig
+from training.critic import PrivilegedCritic
 from training.evaluate import win_rates
 from training.pool import OpponentPool
 from training.run import NetworkRun, RunExistsError, StopSignals
@@ -52,12 +54,22 @@ class Trainer(NetworkRun):
         self.global_step = 0  # learner decisions trained on
         # --- opponents, games and the learner's transitions
         self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
+        # --- a perfect-information critic (critic: privileged), beside the policy network
+        self.critic: PrivilegedCritic | None = None
+        self.critic_optimizer: torch.optim.Optimizer | None = None
+        if cfg.critic == "privileged":
+            self.critic = PrivilegedCritic(self.rules, self.encoder.size, tuple(cfg.hidden)).to(self.device)
+            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=cfg.learning_rate, eps=1e-5)
         if resume:
             self.resume()
             self.refuse_complete()
         backend = VectorCollector if cfg.backend == "vector" else AecCollector
-        self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng)
-        self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions)
+        privileged = self.critic is not None
+        self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng,
+                                 hidden=privileged)
+        hidden_dim = self.rules.num_players * self.rules.num_tiles if privileged else 0
+        self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions,
+                                   hidden_dim)
 
     # -------------------------------------------------------------- the run's state
 
@@ -71,19 +83,37 @@ class Trainer(NetworkRun):
         return self.iteration
 
     def trainer_state(self) -> dict[str, Any]:
-        return {"update": self.update, "pool": self.pool.specs}
+        state: dict[str, Any] = {"update": self.update, "pool": self.pool.specs}
+        if self.critic is not None and self.critic_optimizer is not None:
+            state |= {"critic": self.critic.state_dict(), "critic_optimizer": self.critic_optimizer.state_dict()}
+        return state
 
     def load_trainer_state(self, state: dict[str, Any]) -> None:
         self.global_step = int(state["train_step"])
         self.iteration = int(state["update"])
         self.pool.specs = list(state["pool"])
+        if self.critic is not None and self.critic_optimizer is not None:
+            if "critic" not in state:
+                raise CheckpointError("--resume: the checkpoint was trained with the shared critic, this config asks "
+                                      "for critic: privileged; resume with critic: shared, or start a new run")
+            self.critic.load_state_dict(state["critic"])
+            self.critic_optimizer.load_state_dict(state["critic_optimizer"])
+        elif "critic" in state:
+            raise CheckpointError("--resume: the checkpoint was trained with critic: privileged, this config asks for "
+                                  "the shared critic; resume with critic: privileged, or start a new run")
 
     # -------------------------------------------------------------- acting
 
     @torch.no_grad()
-    def _policy(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _policy(self, obs: np.ndarray, mask: np.ndarray,
+                hidden: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Actions sampled from the policy (which reads ``obs`` alone), their log-probabilities, and
+        the critic's values (the privileged critic's read ``hidden`` too)."""
         dev = self.device
-        logits, values = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(mask).to(dev))
+        observation = torch.from_numpy(obs).to(dev)
+        logits, values = self.model(observation, torch.from_numpy(mask).to(dev))
+        if self.critic is not None and hidden is not None:
+            values = self.critic(observation, torch.from_numpy(hidden).to(dev))
         probs = torch.softmax(logits, dim=-1)
         # inverse-CDF sampling (an order of magnitude faster than torch.multinomial on CPU); u is kept
         # inside (0, 1) so the chosen action always has probability > 0, i.e. is legal
@@ -106,6 +136,8 @@ class Trainer(NetworkRun):
         b_obs, b_mask = tensor(buf.obs[idx]), tensor(buf.mask[idx])
         b_act, b_logp, b_val = tensor(buf.action[idx]), tensor(buf.logp[idx]), tensor(buf.value[idx])
         b_adv, b_ret = tensor(adv), tensor(ret)
+        b_hidden = tensor(buf.hidden[idx]) if self.critic is not None else None
+        warmup = self.update < cfg.critic_warmup_updates  # the value alone: the policy's terms are left out
         self.buffer = self.buffer.carry_over()
         n = len(idx)
         mb = max(1, n // cfg.num_minibatches)
@@ -115,6 +147,8 @@ class Trainer(NetworkRun):
             for start in range(0, n, mb):
                 j = perm[start:start + mb]
                 logits, value = self.model(b_obs[j], b_mask[j])
+                if self.critic is not None and b_hidden is not None:
+                    value = self.critic(b_obs[j], b_hidden[j])
                 logp_all = torch.log_softmax(logits, dim=-1)
                 new_logp = logp_all.gather(1, b_act[j][:, None]).squeeze(1)
                 probs = logp_all.exp()
@@ -125,11 +159,20 @@ class Trainer(NetworkRun):
                     mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
                 pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
                 v_loss = 0.5 * ((value - b_ret[j]) ** 2).mean()
-                loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
+                if warmup:
+                    loss = cfg.vf_coef * v_loss
+                else:
+                    loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
                 self.optimizer.zero_grad()
+                if self.critic_optimizer is not None and self.critic is not None:
+                    self.critic_optimizer.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
+                if not warmup or self.critic is None:  # with the privileged critic the warm-up trains it alone
+                    nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                    self.optimizer.step()
+                if self.critic_optimizer is not None and self.critic is not None:
+                    nn.utils.clip_grad_norm_(self.critic.parameters(), cfg.max_grad_norm)
+                    self.critic_optimizer.step()
                 with torch.no_grad():
                     log_ratio = new_logp - b_logp[j]
                     stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
@@ -183,7 +226,10 @@ class Trainer(NetworkRun):
         """One update: a rollout of every game in lockstep, then the PPO epochs."""
         cfg = self.cfg
         if cfg.anneal_lr:
-            self.optimizer.param_groups[0]["lr"] = (1.0 - self.global_step / cfg.total_steps) * cfg.learning_rate
+            lr = (1.0 - self.global_step / cfg.total_steps) * cfg.learning_rate
+            for optimizer in (self.optimizer, self.critic_optimizer):
+                if optimizer is not None:
+                    optimizer.param_groups[0]["lr"] = lr
         learner_steps, env_steps = self.collector.collect(self._policy, self.buffer, cfg.rollout_steps)
         self.global_step += learner_steps
         self.env_steps += env_steps

@@ -30,10 +30,12 @@ class Trajectories:
     num_players: int
     obs_dim: int
     num_actions: int
+    hidden_dim: int = 0  #: width of the ``hidden`` column (a privileged critic's input; 0: none)
     size: int = 0
     # the columns (_COLUMNS), allocated by _allocate; row i is one transition
     pending: np.ndarray = field(init=False, repr=False)
     obs: np.ndarray = field(init=False, repr=False)
+    hidden: np.ndarray = field(init=False, repr=False)
     mask: np.ndarray = field(init=False, repr=False)
     action: np.ndarray = field(init=False, repr=False)
     logp: np.ndarray = field(init=False, repr=False)
@@ -51,7 +53,7 @@ class Trajectories:
     def _allocate(self, capacity: int) -> None:
         """(Re)allocate every column for ``capacity`` rows, keeping the filled ones; rows past
         ``size`` always hold the column's fill value."""
-        widths = {"obs": self.obs_dim, "mask": self.num_actions}
+        widths = {"obs": self.obs_dim, "hidden": self.hidden_dim, "mask": self.num_actions}
         for name, (dtype, fill) in _COLUMNS.items():
             column = np.full((capacity, *([widths[name]] if name in widths else [])), fill, dtype=dtype)
             if hasattr(self, name):
@@ -59,8 +61,9 @@ class Trajectories:
             setattr(self, name, column)
 
     def open(self, envs: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray,
-             logp: np.ndarray, value: np.ndarray) -> None:
-        """Start the transitions of these keys' new decisions, closing each key's previous one."""
+             logp: np.ndarray, value: np.ndarray, hidden: np.ndarray | None = None) -> None:
+        """Start the transitions of these keys' new decisions, closing each key's previous one
+        (``hidden``: what a privileged critic reads beside ``obs``, when ``hidden_dim`` > 0)."""
         k = len(envs)
         if self.size + k > len(self.obs):
             self._allocate(max(2 * len(self.obs), self.size + k))
@@ -73,6 +76,8 @@ class Trajectories:
         end = self.size + k
         self.obs[self.size:end], self.mask[self.size:end], self.action[self.size:end] = obs, mask, action
         self.logp[self.size:end], self.value[self.size:end] = logp, value
+        if self.hidden_dim:
+            self.hidden[self.size:end] = hidden
         self.pending[envs, seats] = rows
         self.size = end
 
@@ -100,16 +105,18 @@ class Trajectories:
 
     def carry_over(self) -> Trajectories:
         """A new buffer holding only the transitions still open."""
-        new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions)
+        new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions, self.hidden_dim)
         envs, seats = np.nonzero(self.pending >= 0)
         rows = self.pending[envs, seats]
-        new.open(envs, seats, self.obs[rows], self.mask[rows], self.action[rows], self.logp[rows], self.value[rows])
+        new.open(envs, seats, self.obs[rows], self.mask[rows], self.action[rows], self.logp[rows], self.value[rows],
+                 self.hidden[rows])
         new.reward[: len(rows)] = self.reward[rows]
         return new
 
 
 # column -> (dtype, fill); next_index is the same seat's next transition, closed = next value known (or terminal)
-_COLUMNS = {"obs": (np.float32, 0.0), "mask": (bool, False), "action": (np.int64, 0), "logp": (np.float32, 0.0),
+_COLUMNS = {"obs": (np.float32, 0.0), "hidden": (np.float32, 0.0),
+            "mask": (bool, False), "action": (np.int64, 0), "logp": (np.float32, 0.0),
             "value": (np.float32, 0.0), "reward": (np.float32, 0.0), "done": (bool, False),
             "next_value": (np.float32, 0.0), "next_index": (np.int64, -1), "closed": (bool, False)}
 
