@@ -1,0 +1,18 @@
+"""The lab's training configs (lab/configs/) load as the trainers read them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from training.config import PPOConfig, load_config
+
+CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_a_lab_config_loads(path):
+    cfg = load_config(path)
+    assert isinstance(cfg, PPOConfig) and cfg.init_checkpoint == "zoo:strong-4p"
+    assert (cfg.critic == "privileged") == ("privileged" in path.stem)
