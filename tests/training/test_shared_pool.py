@@ -34,7 +34,7 @@ def _torch_threads(_: int) -> int:
 
 
 def _slow(i: int, folder: str) -> int:
-    time.sleep(0.1)
+    time.sleep(0.2)
     open(os.path.join(folder, str(i)), "w").close()
     return i
 
@@ -82,6 +82,8 @@ def test_a_reader_that_stops_leaves_no_queued_task(tmp_path):
     with WorkerPool(2, _nothing) as pool:
         results = pool.imap(_slow, ((i, str(tmp_path)) for i in range(40)), window=16)
         assert next(results) == 0
+        finished = len(list(tmp_path.iterdir()))  # counted now: on a busy machine more than the first may be done
         results.close()  # the tasks not yet handed to a process are cancelled
-    # the first, the two that ran, and what the executor had queued for them (one each, plus one)
-    assert len(list(tmp_path.iterdir())) <= 6
+    # what had finished, the two that were running, and what the executor had queued for them (one
+    # each, plus one); of the 40, the rest never ran
+    assert len(list(tmp_path.iterdir())) <= finished + 2 + 3 < 40
