@@ -231,7 +231,8 @@ class PPOConfig(NetworkTrainerConfig):
         separate network that also reads the opponents' hands and the boneyard,
         :mod:`training.critic`; the policy still reads only the observation);
         critic_warmup_updates: the first updates train the value alone (the policy is left as
-        it is while a new critic learns).
+        it is while a new critic learns); critic_learning_rate: the privileged critic's own
+        (annealed with the policy's; empty: learning_rate).
     Evaluation
         eval_every (updates between evaluations; 0: none during training, only the final one,
         which ``eval_deal_sets: 0`` switches off too), eval_opponents.
@@ -255,6 +256,7 @@ class PPOConfig(NetworkTrainerConfig):
     target_kl: NonNegativeFloat = 0.0
     critic: Literal["shared", "privileged"] = "shared"
     critic_warmup_updates: NonNegativeInt = 0
+    critic_learning_rate: PositiveFloat | None = None
     eval_every: NonNegativeInt = 25
     eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 

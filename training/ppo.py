@@ -59,7 +59,7 @@ class Trainer(NetworkRun):
         self.critic_optimizer: torch.optim.Optimizer | None = None
         if cfg.critic == "privileged":
             self.critic = PrivilegedCritic(self.rules, self.encoder.size, tuple(cfg.hidden)).to(self.device)
-            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=cfg.learning_rate, eps=1e-5)
+            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=self._critic_lr, eps=1e-5)
         if resume:
             self.resume()
             self.refuse_complete()
@@ -101,6 +101,10 @@ class Trainer(NetworkRun):
         elif "critic" in state:
             raise CheckpointError("--resume: the checkpoint was trained with critic: privileged, this config asks for "
                                   "the shared critic; resume with critic: privileged, or start a new run")
+
+    @property
+    def _critic_lr(self) -> float:
+        return self.cfg.critic_learning_rate or self.cfg.learning_rate
 
     # -------------------------------------------------------------- acting
 
@@ -226,10 +230,10 @@ class Trainer(NetworkRun):
         """One update: a rollout of every game in lockstep, then the PPO epochs."""
         cfg = self.cfg
         if cfg.anneal_lr:
-            lr = (1.0 - self.global_step / cfg.total_steps) * cfg.learning_rate
-            for optimizer in (self.optimizer, self.critic_optimizer):
-                if optimizer is not None:
-                    optimizer.param_groups[0]["lr"] = lr
+            left = 1.0 - self.global_step / cfg.total_steps
+            self.optimizer.param_groups[0]["lr"] = left * cfg.learning_rate
+            if self.critic_optimizer is not None:
+                self.critic_optimizer.param_groups[0]["lr"] = left * self._critic_lr
         learner_steps, env_steps = self.collector.collect(self._policy, self.buffer, cfg.rollout_steps)
         self.global_step += learner_steps
         self.env_steps += env_steps

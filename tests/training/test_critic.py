@@ -94,3 +94,15 @@ def test_a_privileged_run_resumes_with_its_critic_and_refuses_the_other(tmp_path
     assert resumed.run()["stop_reason"] == "total_steps"
     with pytest.raises(CheckpointError, match="critic: privileged"):
         Trainer(load_config(SMOKE, runs_dir=str(tmp_path), total_steps=1024, bc_games=0), resume=True, progress=False)
+
+
+def test_the_critic_may_learn_at_its_own_rate(tmp_path):
+    cfg = load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", critic_learning_rate=3e-3, bc_games=0)
+    trainer = Trainer(cfg, progress=False)
+    assert trainer.critic_optimizer is not None
+    assert trainer.critic_optimizer.param_groups[0]["lr"] == 3e-3
+    trainer.begin(_Quiet(), None)
+    trainer.global_step = cfg.total_steps // 2
+    trainer.step(None)  # annealed with the policy's, from its own start
+    assert trainer.critic_optimizer.param_groups[0]["lr"] == pytest.approx(1.5e-3)
+    assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(cfg.learning_rate / 2)
