@@ -39,15 +39,9 @@ SEEN = -1  #: the label of a tile the observer sees (own hand, layout)
 
 def truth_labels(game, seat: int) -> np.ndarray:
     """Each tile's location as seen from ``seat``: the opponent (0 = the next seat clockwise), the
-    boneyard (``n - 1``) or :data:`SEEN`."""
-    n, t = game.config.num_players, game.config.num_tiles
-    labels = np.full(t, SEEN, np.int8)
-    for tile in game.boneyard_tiles():
-        labels[tile] = n - 1
-    for i in range(1, n):
-        for tile in game.hand((seat + i) % n):
-            labels[tile.index] = i - 1
-    return labels
+    boneyard (``n - 1``) or :data:`SEEN` (:meth:`cf_env.engine.Game.hidden_tiles` as labels)."""
+    rows = game.hidden_tiles(seat).reshape(game.config.num_players, game.config.num_tiles)
+    return np.where(rows.any(0), rows.argmax(0), SEEN).astype(np.int8)
 
 
 # ------------------------------------------------------------------------------------- collect

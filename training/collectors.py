@@ -25,7 +25,6 @@ from agents import Agent, act_batch
 from cf_env import RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
 from cf_env.vector import VectorGame
-from training.critic import hidden_tiles
 from training.pool import LEARNER, OpponentPool
 from training.trajectories import Trajectories
 
@@ -189,7 +188,7 @@ class AecCollector:
             obs = np.stack(obs_list)
             mask = np.stack(mask_list).astype(bool)
             seats = np.array([env.game.current_player for env in self.envs])
-            unseen = (np.stack([hidden_tiles(env.game, int(s)) for env, s in zip(self.envs, seats)])
+            unseen = (np.stack([env.game.hidden_tiles(int(s)) for env, s in zip(self.envs, seats)])
                       if self.hidden else None)
             actions, logps, values = policy(obs, mask, unseen)
             buffer.open(np.arange(len(self.envs)), seats, obs, mask, actions, logps, values, unseen)

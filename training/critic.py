@@ -6,31 +6,18 @@ The critic only shapes the advantages during training: what is saved as the agen
 (``final.pt``, every checkpoint's model) is the policy network, whose own value head is then left
 as it was (the checkpoint's critic is kept beside it for ``--resume``). The hidden tiles come
 from the engine: :meth:`cf_env.vector.VectorGame.hidden_tiles` for the batched collector,
-:func:`hidden_tiles` for a :class:`~cf_env.engine.Game`.
+:meth:`cf_env.engine.Game.hidden_tiles` for the AEC one.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from torch import nn
 
 from agents.torch_policy import observation_scale
 from cf_env import RulesConfig
-from cf_env.engine import Game
 
-__all__ = ["PrivilegedCritic", "hidden_tiles"]
-
-
-def hidden_tiles(game: Game, seat: int) -> np.ndarray:
-    """What ``seat`` cannot see in ``game``, laid out as :meth:`cf_env.vector.VectorGame.hidden_tiles`:
-    ``(n * T,)`` float32, the opponents' hands from the seat's left, then the boneyard."""
-    n, t = game.config.num_players, game.config.num_tiles
-    out = np.zeros((n, t), np.float32)
-    for i in range(1, n):
-        out[i - 1, [tile.index for tile in game.hand((seat + i) % n)]] = 1.0
-    out[n - 1, game.boneyard_tiles()] = 1.0
-    return out.reshape(n * t)
+__all__ = ["PrivilegedCritic"]
 
 
 class PrivilegedCritic(nn.Module):

@@ -115,9 +115,7 @@ class SearchAgent:
             warnings.warn(f"{self.name}: infer=policy reads the observation's 'history' entry, which this one lacks "
                           f"(make the env with history=True); these decisions use infer=constraints", stacklevel=2)
             self._warned = True
-        world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
-                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables,
-                                 self._belief.seat_rows(obs) if self._belief is not None else None)
+        world = self._read(obs, observation, history)
         value = valuation(obs, self.encoder, self.value)
         source = self._seed_rng if self._seed_rng is not None else rng
         self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
@@ -146,16 +144,20 @@ class SearchAgent:
             raise SearchSpecError(f"{self.name}: world_values is for pimc with a compiled rollout")
         legal = legal_actions(observation).astype(np.int64)
         obs = np.asarray(observation["observation"], dtype=np.float32)
-        world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
-                                 self.infer, self.keep, observation.get("history") if self.needs_history else None,
-                                 self.temp, self.proposals, self._tables,
-                                 self._belief.seat_rows(obs) if self._belief is not None else None)
+        world = self._read(obs, observation, observation.get("history") if self.needs_history else None)
         source = self._seed_rng if self._seed_rng is not None else rng
         self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
         values = np.zeros((worlds, legal.size))
         pimc_block(self._template, self._work, self._consts, legal, np.ones(legal.size, np.bool_), 0, worlds, values,
                    world, self._scratch, self._policy, valuation(obs, self.encoder, self.value))
         return legal, values
+
+    def _read(self, obs: np.ndarray, observation: dict, history: np.ndarray | None) -> World:
+        """The public state of ``obs`` into the template game, and the sampler's inputs (with this
+        agent's inference: the history for ``policy``, the belief's probabilities for ``belief``)."""
+        return read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
+                                self.infer, self.keep, history, self.temp, self.proposals, self._tables,
+                                self._belief.seat_rows(obs) if self._belief is not None else None)
 
     def _budget(self, start: float, done: int, per_unit: float) -> int:
         """How many more worlds/iterations to run in the next compiled call (0: stop). Calls last

@@ -523,6 +523,18 @@ class Game(GameRecords, GameLayout):
         """The tile indices left in the boneyard, sorted (hidden information; not their order)."""
         return sorted(self._boneyard)
 
+    def hidden_tiles(self, seat: int) -> np.ndarray:
+        """What ``seat`` cannot see (hidden information, for a critic or a belief's labels, never
+        for a policy): ``(n * T,)`` float32 flags, the opponents' hands in seat order from the
+        seat's left (``n - 1`` rows of ``T``), then the boneyard's tiles; laid out as
+        :meth:`cf_env.vector.VectorGame.hidden_tiles`."""
+        n, t = self._num_players, self.config.num_tiles
+        out = np.zeros((n, t), np.float32)
+        for i in range(1, n):
+            out[i - 1, [tile.index for tile in self.hand((seat + i) % n)]] = 1.0
+        out[n - 1, self._boneyard] = 1.0
+        return out.reshape(n * t)
+
     def set_next_draw(self, tile: int) -> None:
         """Put ``tile`` (a tile index; it must be in the boneyard) on top of the boneyard, so the
         next draw takes it: for frameworks that model each draw as a chance outcome (the OpenSpiel

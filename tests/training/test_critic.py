@@ -14,7 +14,6 @@ from cf_env import ObservationEncoder, RulesConfig
 from cf_env.engine import Game
 from cf_env.vector import VectorGame
 from training.config import load_config
-from training.critic import hidden_tiles
 from training.ppo import Trainer
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
@@ -36,7 +35,7 @@ def test_the_hidden_tiles_are_what_the_seat_cannot_see():
     game, rng = Game(config, seed=4), np.random.default_rng(4)
     while not game.is_over:
         seat = game.current_player
-        _accounts_for_every_tile(encoder.encode(game, seat), hidden_tiles(game, seat), encoder)
+        _accounts_for_every_tile(encoder.encode(game, seat), game.hidden_tiles(seat), encoder)
         game.apply(int(rng.choice(game.legal_actions())))
     vg = VectorGame(config, num_games=6, seed=5)
     obs, mask, seat = vg.reset()
