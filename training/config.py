@@ -232,7 +232,9 @@ class PPOConfig(NetworkTrainerConfig):
         :mod:`training.critic`; the policy still reads only the observation);
         critic_warmup_updates: the first updates train the value alone (the policy is left as
         it is while a new critic learns); critic_learning_rate: the privileged critic's own
-        (annealed with the policy's; empty: learning_rate).
+        (annealed with the policy's; empty: learning_rate); critic_init: the privileged critic
+        starts ``"fresh"`` (random weights) or as the warm-started ``"policy"`` network's own
+        value function (its trunk and value head, the hidden tiles' weights zero).
     Evaluation
         eval_every (updates between evaluations; 0: none during training, only the final one,
         which ``eval_deal_sets: 0`` switches off too), eval_opponents.
@@ -257,6 +259,7 @@ class PPOConfig(NetworkTrainerConfig):
     critic: Literal["shared", "privileged"] = "shared"
     critic_warmup_updates: NonNegativeInt = 0
     critic_learning_rate: PositiveFloat | None = None
+    critic_init: Literal["fresh", "policy"] = "fresh"
     eval_every: NonNegativeInt = 25
     eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 
@@ -272,6 +275,9 @@ class PPOConfig(NetworkTrainerConfig):
                              f"({self.batch_size}): every minibatch needs at least one decision")
         if self.self_play_prob < 1.0 and not self.pool_baselines:
             raise ValueError("pool_baselines is empty but self_play_prob < 1 needs opponents")
+        if self.critic_init == "policy" and self.critic != "privileged":
+            raise ValueError("critic_init: policy starts the privileged critic from the policy network; it needs "
+                             "critic: privileged (the shared critic is the policy network's own value head)")
         return self
 
     @property

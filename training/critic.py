@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from agents.torch_policy import observation_scale
+from agents.torch_policy import ActorCritic, observation_scale
 from cf_env import RulesConfig
 
 __all__ = ["PrivilegedCritic"]
@@ -35,6 +35,29 @@ class PrivilegedCritic(nn.Module):
             width = h
         layers.append(nn.Linear(width, 1))
         self.body = nn.Sequential(*layers)
+
+    @torch.no_grad()
+    def start_from(self, model: ActorCritic) -> None:
+        """Become ``model``'s own value function (``critic_init: policy``): its trunk and value head
+        copied, the hidden tiles' input weights zero, so the critic starts where the policy
+        network's value head is and learns what the hidden tiles add. ``model`` must read the
+        newest observation with this critic's scale and have its layer widths."""
+        linears = [m for m in self.body if isinstance(m, nn.Linear)]
+        theirs = [m for m in model.trunk if isinstance(m, nn.Linear)] + [model.value]
+        if model.obs_index is not None or [m.out_features for m in theirs] != [m.out_features for m in linears]:
+            raise ValueError(f"critic_init: policy needs a network of the newest observation with hidden "
+                             f"{[m.out_features for m in linears[:-1]]}; the policy network has "
+                             f"{[m.out_features for m in theirs[:-1]]}"
+                             f"{' and reads an older observation' if model.obs_index is not None else ''}")
+        if not torch.equal(model.obs_scale.cpu(), self.scale.cpu()):
+            raise ValueError("critic_init: policy needs the policy network to scale observations as the critic does")
+        first, obs_dim = linears[0], model.obs_dim
+        first.weight.zero_()
+        first.weight[:, :obs_dim] = theirs[0].weight
+        first.bias.copy_(theirs[0].bias)
+        for mine, other in zip(linears[1:], theirs[1:]):
+            mine.weight.copy_(other.weight)
+            mine.bias.copy_(other.bias)
 
     def forward(self, obs: torch.Tensor, hidden_tiles: torch.Tensor) -> torch.Tensor:
         return self.body(torch.cat([obs / self.scale, hidden_tiles], -1)).squeeze(-1)

@@ -221,8 +221,11 @@ class Trainer(NetworkRun):
         return self.global_step
 
     def begin(self, writer: Any, stop: StopSignals) -> None:
+        fresh = not self.started
         for k, v in self.warm_start().items():  # behaviour cloning's statistics, when it ran
             writer.add_scalar(f"losses/{k}", v, 0)
+        if fresh and self.critic is not None and self.cfg.critic_init == "policy":
+            self.critic.start_from(self.model)
         self.collector.start()
         self._since = (time.time(), self.global_step, self.env_steps)  # this process's throughput counts from here
 

@@ -6,13 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from training.config import PPOConfig, load_config
+from training.config import DistillConfig, PPOConfig, load_config
 
 CONFIGS = sorted((Path(__file__).resolve().parents[1] / "configs").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
 def test_a_lab_config_loads(path):
+    if path.stem.startswith("distill"):
+        assert isinstance(load_config(path, DistillConfig), DistillConfig)
+        return
     cfg = load_config(path)
     assert isinstance(cfg, PPOConfig) and cfg.init_checkpoint == "zoo:strong-4p"
     assert (cfg.critic == "privileged") == ("privileged" in path.stem)
+    assert (cfg.critic_init == "policy") == path.stem.endswith("-init")

@@ -105,3 +105,23 @@ def test_the_critic_may_learn_at_its_own_rate(tmp_path):
     trainer.step(None)  # annealed with the policy's, from its own start
     assert trainer.critic_optimizer.param_groups[0]["lr"] == pytest.approx(1.5e-3)
     assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(cfg.learning_rate / 2)
+
+
+def test_the_critic_may_start_as_the_policy_networks_value(tmp_path):
+    """critic_init: policy: after the warm start (behaviour cloning here) the critic gives the policy
+    network's own values, whatever the hidden tiles, and learns on from there."""
+    cfg = load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", critic_init="policy")
+    trainer = Trainer(cfg, progress=False)
+    trainer.begin(_Quiet(), None)
+    assert trainer.critic is not None
+    obs = torch.from_numpy(trainer.collector.obs)
+    mask = torch.from_numpy(trainer.collector.mask.astype(bool))
+    with torch.no_grad():
+        want = trainer.model(obs, mask)[1]
+        for hidden in (torch.zeros(len(obs), trainer.buffer.hidden_dim), torch.ones(len(obs), trainer.buffer.hidden_dim)):
+            torch.testing.assert_close(trainer.critic(obs, hidden), want)
+    trainer.step(None)  # the hidden tiles' weights learn from zero
+    first = trainer.critic.body[0].weight[:, trainer.encoder.size:]
+    assert first.abs().sum() > 0
+    with pytest.raises(ValueError, match="critic: privileged"):
+        load_config(SMOKE, critic_init="policy")
