@@ -77,6 +77,12 @@ class SearchAgent:
             kind = GREEDY  # unused
             self._network = agents.load(rollout, config)
             self._batch: tuple[State, np.ndarray, np.ndarray] | None = None
+        self.deviate = float(settings.deviate)
+        self._blueprint: Any = None  # deviate > 0: the rollout policy as an agent, whose root choice stands
+        if self.deviate > 0:
+            import agents
+
+            self._blueprint = self._network if self._network is not None else agents.load(rollout, config)
         k = config.max_pip + 1
         self._tables = HeuristicAgent(config).kernel_tables  # the heuristic rollouts' and the opponent model's
         self._policy = new_policy(kind, k, self._tables)
@@ -130,6 +136,11 @@ class SearchAgent:
         else:
             action, sims, steps, scores = self._search_ismcts(legal, world, value, start)
             tried = np.full(legal.size, sims, np.int64)
+        if self._blueprint is not None:  # SPARTA: overrule the blueprint only by more than `deviate`
+            own = int(self._blueprint.act(observation, source))
+            mine = int(np.flatnonzero(legal == own)[0])
+            if scores[int(np.flatnonzero(legal == action)[0])] - scores[mine] <= self.deviate:
+                action = own
         self.last_search = {"simulations": sims, "rollout_decisions": steps, "seconds": time.perf_counter() - start,
                             "actions": legal.astype(np.int64), "scores": scores, "worlds": tried}
         return int(action)

@@ -31,6 +31,10 @@ race       0           pimc: racing (:mod:`agents.search.racing`): stop trying a
                        every action in every world); needs ``sims``, the most worlds
 tie        0.01        racing: an action the leader beats by less than this (in value units) with
                        that confidence is dropped too (equally good)
+deviate    0           pimc: play the rollout policy's own choice (the network's, the heuristic's)
+                       unless the search's best action beats it by more than ``deviate`` in value
+                       units (SPARTA's rule: the search only overrules its blueprint when sure);
+                       0: off, the search's best is played
 c          0.7         ismcts: UCB exploration constant (values are in about [-1, 1])
 seed       none        the agent's own random seed; by default it draws from ``act``'s generator
 =========  ==========  =======================================================================
@@ -72,6 +76,7 @@ class SearchSettings:
     c: float = 0.7
     race: float = 0.0
     tie: float = 0.01
+    deviate: float = 0.0
     seed: int | None = None
 
     @property
@@ -124,6 +129,11 @@ class SearchSettings:
                                       f"compiled rollout ({'|'.join(ROLLOUTS)}) does")
             if self.sims == 0:
                 raise SearchSpecError(f"{where!r}: race needs sims=N, the most worlds an action may be tried in")
+        if not (self.deviate >= 0 and math.isfinite(self.deviate)):
+            raise SearchSpecError(f"{where!r}: deviate must be >= 0 (0: off), got {self.deviate}")
+        if self.deviate > 0 and self.algo != "pimc":
+            raise SearchSpecError(f"{where!r}: deviate compares the actions' mean values, which pimc gives (ismcts "
+                                  f"gives visit counts)")
         if self.seed is not None and self.seed < 0:
             raise SearchSpecError(f"{where!r}: seed must be >= 0, got {self.seed}")
 
@@ -144,12 +154,8 @@ def parse_search_spec(spec: str) -> SearchSettings:
             params[key] = {"1": "constraints", "true": "constraints", "0": "none", "false": "none"}.get(value, value)
             continue
         try:
-            if key in ("ms", "keep", "c", "temp", "race", "tie"):
-                params[key] = float(value)
-            elif key in ("sims", "seed", "proposals"):
-                params[key] = int(value)
-            else:
-                params[key] = value
+            kind = int if key == "seed" else type(DEFAULTS[key])  # the field's type, from its default
+            params[key] = kind(value) if kind in (int, float) else value
         except ValueError:
             raise SearchSpecError(f"{spec!r}: {key}={value!r} is not a valid value") from None
     return SearchSettings(**params)

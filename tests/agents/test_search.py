@@ -25,7 +25,7 @@ from agents.search.values import valuation
 from cf_env import Game, ObservationEncoder, RulesConfig, Tile, raw_env
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
-from tests.scripted import swap_held_tiles
+from tests.scripted import random_positions, swap_held_tiles
 from training.evaluate import play_game
 
 SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
@@ -39,7 +39,7 @@ def test_spec_parsing_and_errors():
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:keep=0.2:c=1.5:seed=3")
     assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "value": "points",
                          "infer": "none", "temp": TEMPERATURE, "proposals": 8, "belief": "", "keep": 0.2, "c": 1.5, "race": 0.0,
-                         "tie": 0.01, "seed": 3}
+                         "tie": 0.01, "deviate": 0.0, "seed": 3}
     assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
     assert SearchAgent(RulesConfig(), SearchSettings(ms=0, sims=4)).sims == 4
     with pytest.raises(SearchSpecError, match="ms must be >= 0"):
@@ -48,6 +48,7 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search:infer=1").infer == "constraints"  # the earlier grammar still reads
     assert parse_search_spec("search:infer=constraints:temp=2:proposals=16").proposals == 16
     assert parse_search_spec("search:value=win").value == "win"
+    assert parse_search_spec("search:ms=0:sims=8:deviate=0.05").deviate == 0.05
     for bad, words in [("search:algo=mcts", "algo must be"), ("search:depth=3", "unknown search parameter"),
                        ("search:ms=-1", "ms must be"), ("search:ms=0", "give sims"), ("search:keep=2", "keep"),
                        ("search:rollout=search", "rollout must be"), ("search:sims=x", "not a valid"),
@@ -57,7 +58,9 @@ def test_spec_parsing_and_errors():
                        ("search:value=score", "value must be"), ("search:race=-1", "race must be"),
                        ("search:race=2", "race needs sims"), ("search:ms=0:sims=8:race=2:tie=-1", "tie must be"),
                        ("search:algo=ismcts:ms=0:sims=8:race=2", "pimc with a compiled rollout"),
-                       ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout")]:
+                       ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout"),
+                       ("search:deviate=-0.1", "deviate must be"), ("search:deviate=nan", "deviate must be"),
+                       ("search:algo=ismcts:deviate=0.1", "visit counts")]:
         with pytest.raises(SearchSpecError, match=words):
             parse_search_spec(bad)
     with pytest.raises(SearchSpecError):
@@ -321,3 +324,28 @@ def test_the_command_line_plays_and_evaluates_search():
                                        "--rounds", "2", "--deal-sets", "2", "--no-progress"])
     assert result.exit_code == 0, result.output
     assert "search:ms=0:sims=2" in result.output and "ms/choice" in result.output
+
+
+@pytest.mark.parametrize("rollout", ["heuristic", "zoo:strong-4p"])
+def test_deviate_keeps_the_blueprints_choice_unless_the_search_beats_it_by_more(rollout):
+    """deviate=D (SPARTA): the rollout policy's own choice stands unless the search's best action
+    has a mean value more than D above it; a huge D plays the blueprint, D = 0.05 deviates only so."""
+    config = RulesConfig()
+    blueprint = agents.load("heuristic" if rollout == "heuristic" else rollout, config)
+    encoder = ObservationEncoder(config)
+    deviated = 0
+    for game, _seat in random_positions(config, seed=5, count=30):
+        obs = encoder.observe(game)
+        if np.count_nonzero(obs["action_mask"]) < 2:
+            continue
+        own = blueprint.act(obs, np.random.default_rng(0))
+        search = SearchAgent(config, parse_search_spec(f"search:ms=0:sims=6:rollout={rollout}:deviate=0.05:seed=1"))
+        never = SearchAgent(config, parse_search_spec(f"search:ms=0:sims=6:rollout={rollout}:deviate=1e9:seed=1"))
+        free = SearchAgent(config, parse_search_spec(f"search:ms=0:sims=6:rollout={rollout}:seed=1"))
+        assert never.act(obs, np.random.default_rng(0)) == own
+        chosen, best = search.act(obs, np.random.default_rng(0)), free.act(obs, np.random.default_rng(0))
+        scores, actions = search.last_search["scores"], list(search.last_search["actions"])
+        gain = scores[actions.index(best)] - scores[actions.index(own)]
+        assert chosen == (best if gain > 0.05 else own)
+        deviated += chosen != own
+    assert deviated  # the search does overrule it where it is sure
