@@ -216,6 +216,17 @@ class ActorCritic(nn.Module):
                    obs_scale=observation_scale(config), action_head=action_head, max_pip=config.max_pip,
                    num_players=config.num_players)
 
+    @torch.no_grad()
+    def sharpen(self, scale: float) -> None:
+        """Multiply the policy's logits by ``scale`` (softmax temperature ``1 / scale``): the linear
+        policy head's weights and bias scaled; the argmax, and so deterministic play, is unchanged.
+        A network with an action head is refused (its scores add to the logits)."""
+        if self.scorer is not None:
+            raise ValueError("sharpen scales the linear policy head; this network's action head adds scores of "
+                             "its own to the logits")
+        self.policy.weight.mul_(scale)
+        self.policy.bias.mul_(scale)
+
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output for raw observations (scaled here); both heads read it. An older
         version's network is given the newest observation and picks its own features out of it."""

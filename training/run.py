@@ -465,6 +465,8 @@ class NetworkRun(TrainingRun):
             return {}
         if cfg.init_checkpoint:
             load_weights(self.model, self.rules, cfg.init_checkpoint)
+            if cfg.init_logit_scale != 1.0:
+                self.model.sharpen(cfg.init_logit_scale)
             return {}
         if not cfg.bc_games:
             return {}
