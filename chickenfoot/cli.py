@@ -168,11 +168,14 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
 @main.command()
 @_run_options("DistillConfig", "configs/distill.yaml", "its label shards are kept: it collects on, then fits again")
 @click.option("--collect-minutes", type=float, default=None, help="Override collect_minutes.")
+@click.option("--dagger-rounds", type=click.IntRange(min=0), default=None,
+              help="Override dagger_rounds (with --resume, a larger value goes on with more rounds).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Override workers.")
 @click.option("--address", default=None,
               help="Label on the Ray cluster whose head is at HOST:PORT (workers = its actors).")
 def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
-            collect_minutes: float | None, workers: int | None, address: str | None, no_progress: bool) -> None:
+            collect_minutes: float | None, dagger_rounds: int | None, workers: int | None, address: str | None,
+            no_progress: bool) -> None:
     """Distil the search into a network: label decisions with the throughput teacher (games in
     lockstep, racing PIMC) for a time budget, then fit a network to the labels (with dagger_rounds,
     then label the network's own decisions and fit again, round by round); writes the label
@@ -184,7 +187,8 @@ def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | Non
 
     summary, resume_command = _train(distill_run, DistillConfig, "distill", config_path, resume, overwrite,
                                      no_progress, {"runs_dir": runs_dir, "run_name": run_name,
-                                                   "collect_minutes": collect_minutes, "workers": workers,
+                                                   "collect_minutes": collect_minutes,
+                                                   "dagger_rounds": dagger_rounds, "workers": workers,
                                                    "address": address})
     _stopped(summary, f"round {summary['round']}", resume_command)
 

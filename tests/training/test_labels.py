@@ -198,6 +198,13 @@ def test_the_distill_command_collects_fits_evaluates_and_resumes(tmp_path):
     resumed = CliRunner().invoke(main, args + ["--resume"])  # keeps the shards: nothing more to collect
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.output[resumed.output.index("{"):])["collection"]["games"] == 0
+    assert not (run / "round-1.pt").exists()
+    more = CliRunner().invoke(main, args + ["--resume", "--dagger-rounds", "1"])  # one round more: round 1
+    assert more.exit_code == 0, more.output
+    extended = json.loads(more.output[more.output.index("{"):])
+    assert extended["round"] == 2 and [r["round"] for r in extended["rounds"]] == [0, 1]
+    assert len(labels.shard_paths(run / "labels-dagger-1")) == 3 and (run / "round-1.pt").exists()
+    assert extended["rounds"][1]["behaviour"] == str((run / "round-0.pt").resolve())
 
 
 def test_labels_from_several_folders_hold_out_the_last_ones_shards(tmp_path):
