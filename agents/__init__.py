@@ -1,9 +1,10 @@
 """Agents that act on the Chicken Foot env's observation dicts.
 
 ``agents.load(spec, config)`` builds one from a spec: ``"random"``, ``"greedy"``,
-``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package, or
-``"module:Class"`` or ``"path/file.py:Class"`` (with ``:key=value`` arguments) for your own agent
-class, ``"search"`` / ``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see
+``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package,
+``"zoo:NAME:temperature=T"`` (or ``"PATH:temperature=T"``) for a network that samples its move at
+temperature ``T`` instead of playing its most likely one, ``"module:Class"`` or
+``"path/file.py:Class"`` (with ``:key=value`` arguments) for your own agent class, ``"search"`` / ``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see
 :mod:`agents.search`), ``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
 ``training/sb3_maskable_ppo.py``; ``"sb3+trust:PATH.zip"`` also unpickles what the file pickles, for
 files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
@@ -50,7 +51,7 @@ def spec_rules(spec: str) -> RulesConfig | None:
     require_extra("torch", "train", f"the agent {spec!r} (a PyTorch network)")
     from agents.checkpoint import load_checkpoint
 
-    return RulesConfig.from_dict(load_checkpoint(_checkpoint_path(spec))["rules"])
+    return RulesConfig.from_dict(load_checkpoint(_checkpoint_path(parse_spec(spec).argument))["rules"])
 
 
 def _checkpoint_path(spec: str) -> Path:
@@ -94,11 +95,34 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
             raise
         except (FileNotFoundError, ValueError) as exc:
             raise AgentSpecError(f"{spec}: {exc}") from None
-    path = _checkpoint_path(spec)
+    path = _checkpoint_path(parsed.argument)
+    temperature = _temperature(spec, parsed.params)
     require_extra("torch", "train", f"the agent {spec!r} (a PyTorch network)")
     from agents.torch_policy import TorchAgent
 
-    return TorchAgent.from_checkpoint(path, config=config, device=device, name=spec)
+    return TorchAgent.from_checkpoint(path, config=config, device=device, name=spec,
+                                      deterministic=temperature is None, temperature=temperature or 1.0)
+
+
+def _temperature(spec: str, params: dict[str, str]) -> float | None:
+    """A checkpoint spec's ``temperature=T`` (``None``: the most likely move); :class:`AgentSpecError`
+    for another parameter or a value that is not a positive number."""
+    import math
+
+    unknown = sorted(set(params) - {"temperature"})
+    if unknown:
+        raise AgentSpecError(f"{spec!r}: a checkpoint takes one parameter, temperature=T (sample the move from "
+                             f"softmax(logits / T)), not {', '.join(unknown)}")
+    if "temperature" not in params:
+        return None
+    try:
+        value = float(params["temperature"])
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise AgentSpecError(f"{spec!r}: temperature must be a positive number (1 samples the network's own policy), "
+                             f"got {params['temperature']!r}")
+    return value
 
 
 def _literal(text: str) -> object:

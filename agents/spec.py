@@ -13,11 +13,15 @@ spec                           kind          argument            params
 ``search[:name=value...]``     search        ``""``              the pairs, as typed (strings)
 ``sb3:PATH.zip``               sb3           the file            {}
 ``sb3+trust:PATH.zip``         sb3           the file            ``{"trust": "1"}``
-``zoo:NAME``                   checkpoint    ``zoo:NAME``        {}
+``zoo:NAME[:k=v...]``           checkpoint    ``zoo:NAME``        the ``k=v`` pairs (strings)
 ``module:Class[:k=v...]``      python        ``module:Class``    the ``k=v`` pairs (strings)
 ``path/file.py:Class[:k=v]``   python        ``path/file.py:C``  the ``k=v`` pairs (strings)
-anything else                  checkpoint    the path            {}
+anything else (``PATH[:k=v]``) checkpoint    the path            the ``k=v`` pairs (strings)
 =============================  ============  ==================  =============================
+
+A checkpoint's one parameter is ``temperature=T``: the network samples its move from
+``softmax(logits / T)`` instead of playing its most likely one (``zoo:strong-4p:temperature=1`` is
+the policy PPO trains; :func:`agents.load` checks the name and the value).
 
 A ``python`` spec names your own agent class (or any callable that returns an agent) the way
 Gymnasium's entry points do: ``my_bots.doubles:DoublesFirst`` imports the module,
@@ -46,6 +50,7 @@ BASELINE_NAMES = ("random", "greedy", "heuristic")
 DEVICES = ("auto", "cpu", "cuda")  #: and ``cuda:N``
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_PAIR = re.compile(r"[A-Za-z_]\w*=[^/\\]*")  # a checkpoint spec's trailing name=value part
 
 
 class AgentSpecError(ChickenFootError, ValueError):
@@ -68,7 +73,8 @@ class AgentSpec(NamedTuple):
     kind: str  #: ``baseline``, ``search``, ``sb3``, ``python`` or ``checkpoint``
     argument: str  #: the baseline's name, the checkpoint's path or ``zoo:NAME``, the sb3 file,
     #: ``module:Class`` / ``file.py:Class``; ``""`` for search
-    params: dict[str, str]  #: search, python: ``name=value`` pairs as typed; sb3: ``{"trust": "1"}`` for ``sb3+trust:``
+    params: dict[str, str]  #: search, python, checkpoint: ``name=value`` pairs as typed; sb3: ``{"trust": "1"}`` for
+    #: ``sb3+trust:``
 
 
 def parse_spec(spec: object) -> AgentSpec:
@@ -90,7 +96,11 @@ def parse_spec(spec: object) -> AgentSpec:
         attr, _, pairs = rest.partition(":")
         if _IDENTIFIER.fullmatch(attr):
             return AgentSpec("python", f"{head}:{attr}", _pairs(spec, pairs, after=f"{head}:{attr}") if pairs else {})
-    return AgentSpec("checkpoint", spec, {})
+    parts = spec.split(":")
+    keep = len(parts)
+    while keep > 1 and _PAIR.fullmatch(parts[keep - 1]):
+        keep -= 1
+    return AgentSpec("checkpoint", ":".join(parts[:keep]), dict(part.split("=", 1) for part in parts[keep:]))
 
 
 def _pairs(spec: str, rest: str, after: str = "search") -> dict[str, str]:

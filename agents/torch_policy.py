@@ -331,14 +331,18 @@ def grow_hidden(old: ActorCritic, new: ActorCritic) -> None:
 
 class TorchAgent:
     """Plays a trained :class:`ActorCritic`: the most likely legal action (``deterministic``,
-    default) or a sample drawn with the generator given to :meth:`act`."""
+    default) or a sample from ``softmax(logits / temperature)`` drawn with the generator given to
+    :meth:`act` (the spec ``PATH:temperature=T``)."""
 
     def __init__(self, model: ActorCritic, config: RulesConfig, name: str = "torch",
-                 deterministic: bool = True, device: str = "cpu") -> None:
+                 deterministic: bool = True, device: str = "cpu", temperature: float = 1.0) -> None:
+        if not temperature > 0:
+            raise ValueError(f"temperature must be positive, got {temperature}")
         self.model = model.to(device).eval()
         self.config = config
         self.name = name
         self.deterministic = deterministic
+        self.temperature = float(temperature)
         self.device = device
         enc = ObservationEncoder(config, model.observation_version)
         if model.obs_dim != enc.size or model.num_actions != config.num_actions:
@@ -352,21 +356,21 @@ class TorchAgent:
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, config: RulesConfig | None = None, device: str = "cpu",
-                        name: str | None = None, deterministic: bool = True) -> TorchAgent:
+                        name: str | None = None, deterministic: bool = True, temperature: float = 1.0) -> TorchAgent:
         data = load_checkpoint(path)
         trained = RulesConfig.from_dict(data["rules"])
         if config is not None:
             check_compatible(data, config, path)
         model = model_from_checkpoint(data, config if config is not None else trained, path)
         return cls(model, config if config is not None else trained, name=name or str(path),
-                   deterministic=deterministic, device=device)
+                   deterministic=deterministic, device=device, temperature=temperature)
 
     @torch.no_grad()
     def probabilities(self, observation: dict) -> np.ndarray:
         obs = torch.as_tensor(np.asarray(observation["observation"], dtype=np.float32), device=self.device)[None]
         mask = torch.as_tensor(np.asarray(observation["action_mask"]).astype(bool), device=self.device)[None]
         logits, _ = self.model(obs, mask)
-        return torch.softmax(logits, dim=-1)[0].cpu().numpy()
+        return torch.softmax(logits / self.temperature, dim=-1)[0].cpu().numpy()
 
     def action_probabilities(self, observation: dict) -> np.ndarray:
         """The policy :meth:`act` follows: the network's probabilities when it samples, all on the
@@ -387,7 +391,7 @@ class TorchAgent:
         logits, _ = self.model(obs, mask)
         if self.deterministic:
             return logits.argmax(dim=-1).cpu().numpy()
-        probs = torch.softmax(logits, dim=-1).cpu().numpy()
+        probs = torch.softmax(logits / self.temperature, dim=-1).cpu().numpy()
         u = rng.random(len(probs))[:, None]
         choice = (probs.cumsum(axis=1) > u * probs.sum(axis=1, keepdims=True)).argmax(axis=1)
         return choice

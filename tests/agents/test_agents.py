@@ -226,3 +226,33 @@ def test_shipped_checkpoints_load_and_play():
         assert (agents.ZOO_DIR / f"{name}.pt").stat().st_size <= 2 * 1024 * 1024
     with pytest.raises(CheckpointError, match="num_players=4"):
         load("zoo:strong-4p", RulesConfig(num_players=2))
+
+
+def test_a_checkpoint_spec_with_a_temperature_samples_its_policy(tmp_path):
+    from agents.spec import parse_spec
+
+    assert parse_spec("zoo:strong-2p:temperature=1") == ("checkpoint", "zoo:strong-2p", {"temperature": "1"})
+    assert parse_spec("runs/a:b/x.pt:temperature=0.5") == ("checkpoint", "runs/a:b/x.pt", {"temperature": "0.5"})
+    assert parse_spec("runs/x.pt") == ("checkpoint", "runs/x.pt", {})
+    assert parse_spec("my_bots:Bot:depth=2").kind == "python"
+    config = RulesConfig(num_players=2, rounds=1)
+    plain, hot = load("zoo:strong-2p", config), load("zoo:strong-2p:temperature=2", config)
+    assert plain.deterministic and not hot.deterministic and hot.temperature == 2.0
+    assert agents.spec_rules("zoo:strong-2p:temperature=2") == agents.spec_rules("zoo:strong-2p")
+    env = raw_env(**config.to_dict())
+    env.reset(seed=3)
+    observation = env.observe(env.agent_selection)
+    legal = np.flatnonzero(observation["action_mask"])
+    base = plain.probabilities(observation)[legal].astype(np.float64)
+    expected = base ** 0.5 / (base ** 0.5).sum()  # softmax(logits / 2) over the legal actions
+    assert np.allclose(hot.action_probabilities(observation)[legal], expected, atol=1e-5)
+    assert hot.action_probabilities(observation)[legal].max() < plain.action_probabilities(observation).max() == 1
+    rng = np.random.default_rng(0)
+    picks = {hot.act(observation, rng) for _ in range(200)}
+    assert picks <= set(legal.tolist()) and (len(picks) > 1 or len(legal) == 1)
+    for bad, words in (("zoo:strong-2p:temp=1", "one parameter, temperature"),
+                       ("zoo:strong-2p:temperature=0", "positive number"),
+                       ("zoo:strong-2p:temperature=hot", "positive number"),
+                       ("zoo:strong-2p:temperature=nan", "positive number")):
+        with pytest.raises(AgentSpecError, match=words):
+            load(bad, config)
