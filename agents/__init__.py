@@ -4,8 +4,8 @@
 ``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package,
 ``"zoo:NAME:temperature=T"`` (or ``"PATH:temperature=T"``) for a network that samples its move at
 temperature ``T`` instead of playing its most likely one, ``"module:Class"`` or
-``"path/file.py:Class"`` (with ``:key=value`` arguments) for your own agent class, ``"search"`` / ``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see
-:mod:`agents.search`), ``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
+``"path/file.py:Class"`` (with ``:key=value`` arguments) for your own agent class, ``"search"`` /
+``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see :mod:`agents.search`), ``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
 ``training/sb3_maskable_ppo.py``; ``"sb3+trust:PATH.zip"`` also unpickles what the file pickles, for
 files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
 """
