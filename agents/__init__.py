@@ -1,13 +1,18 @@
 """Agents that act on the Chicken Foot env's observation dicts.
 
-``agents.load(spec, config)`` builds one from a spec: ``"random"``, ``"greedy"``,
-``"heuristic"``, a checkpoint path, ``"zoo:NAME"`` for a checkpoint shipped in the package,
-``"zoo:NAME:temperature=T"`` (or ``"PATH:temperature=T"``) for a network that samples its move at
-temperature ``T`` instead of playing its most likely one, ``"module:Class"`` or
-``"path/file.py:Class"`` (with ``:key=value`` arguments) for your own agent class, ``"search"`` /
-``"search:name=value:..."`` for the search agents (PIMC and ISMCTS, see :mod:`agents.search`), ``"sb3:PATH.zip"`` for an sb3-contrib MaskablePPO model (extra ``sb3``; see
-``training/sb3_maskable_ppo.py``; ``"sb3+trust:PATH.zip"`` also unpickles what the file pickles, for
-files you trust: see :mod:`agents.sb3_agent`). RLlib, Tianshou and TorchRL runs export to the checkpoint format.
+``agents.load(spec, config)`` builds one from a spec:
+
+- ``"random"``, ``"greedy"``, ``"heuristic"``: the baselines;
+- a checkpoint path, or ``"zoo:NAME"`` for a checkpoint shipped in the package; either followed by
+  ``:temperature=T`` samples the move from ``softmax(logits / T)`` instead of playing the most
+  likely one;
+- ``"module:Class"`` or ``"path/file.py:Class"`` (with ``:key=value`` arguments): your own agent class;
+- ``"search"`` / ``"search:name=value:..."``: the search agents (PIMC and ISMCTS, see :mod:`agents.search`);
+- ``"sb3:PATH.zip"``: an sb3-contrib MaskablePPO model (extra ``sb3``; see
+  ``training/sb3_maskable_ppo.py``); ``"sb3+trust:PATH.zip"`` also unpickles what the file pickles,
+  for files you trust (see :mod:`agents.sb3_agent`).
+
+RLlib, Tianshou and TorchRL runs export to the checkpoint format.
 """
 
 from __future__ import annotations
