@@ -31,11 +31,15 @@ LADDER_SEED = 20261203  #: the deal sets every ladder plays
 _C = math.log(10) / 400  # natural-log strength per Elo point
 
 #: The panels, by number of players (default rules otherwise): (spec, rating) weakest first.
-#: Fitted by ``chickenfoot ladder --calibrate --players N`` (see lab/results/ladder.md).
+#: Fitted by ``chickenfoot ladder --calibrate --players N`` (see lab/results/ladder.md). A rung is
+#: frozen: when a shipped network it names is replaced, the old file stays in the zoo under a
+#: suffixed name and the rung names that (``zoo:strong-2p-545k``, ``zoo:strong-2p`` when the panel
+#: was fitted), so the ratings keep their meaning; tests/training/test_ladder.py holds each rung's
+#: file hash.
 PANELS: dict[int, list[tuple[str, float]]] = {
     4: [("random", 0.0), ("greedy", 345.1), ("heuristic", 489.9), ("search:ms=0:sims=16", 559.4),
         ("zoo:strong-4p", 674.1)],
-    2: [("random", 0.0), ("greedy", 474.1), ("heuristic", 550.2), ("zoo:strong-2p", 1090.1),
+    2: [("random", 0.0), ("greedy", 474.1), ("heuristic", 550.2), ("zoo:strong-2p-545k", 1090.1),
         ("search:ms=0:sims=16", 1140.7)],
 }
 

@@ -45,7 +45,7 @@ def test_an_agent_is_rated_between_the_rungs_it_beats_and_loses_to():
 
 def test_levels_are_the_rungs():
     assert [level_spec(k, 4) for k in (1, 3, 5)] == ["random", "heuristic", "zoo:strong-4p"]
-    assert level_spec(4, 2) == "zoo:strong-2p" and len(PANELS[2]) == len(PANELS[4]) == 5
+    assert level_spec(4, 2) == "zoo:strong-2p-545k" and len(PANELS[2]) == len(PANELS[4]) == 5
     assert all(a[1] < b[1] for panel in PANELS.values() for a, b in zip(panel, panel[1:]))  # weakest first
     with pytest.raises(ConfigError, match="level must be 1 to 5"):
         level_spec(6, 4)
@@ -63,3 +63,22 @@ def test_the_command_rates_your_own_class(tmp_path):
     assert [r["spec"] for r in data["rungs"]] == [spec for spec, _ in PANELS[2]]
     assert np.isfinite(data["rating"]) and "on the 2-player ladder" in result.output
     assert CliRunner().invoke(main, ["ladder"]).exit_code == 2
+
+
+#: The files the panels' network rungs were calibrated with. A rung's rating holds only for these
+#: weights: a network replaced in the zoo keeps its old file under a suffixed name for its rung.
+RUNG_FILES = {"zoo:strong-4p": "bb8ff04d1406d8483ef0ec2fa5eb8afad4d5db03fc4dfadb160910d25ffc3e10",
+              "zoo:strong-2p-545k": "cd3f2c07ad78c549334a6bd7b0dc0683aefb47a9eaf8165bd877554cbde52f28"}
+
+
+def test_the_panels_network_rungs_are_the_weights_they_were_calibrated_with():
+    import hashlib
+
+    import agents
+
+    rungs = {spec for panel in PANELS.values() for spec, _ in panel if spec.startswith("zoo:")}
+    assert rungs == set(RUNG_FILES)
+    for spec, digest in RUNG_FILES.items():
+        assert hashlib.sha256(agents.zoo_path(spec[4:]).read_bytes()).hexdigest() == digest, (
+            f"{spec} is not the network the ladder was calibrated with: keep that file under a suffixed name "
+            f"for the rung, or calibrate the panel again (chickenfoot ladder --calibrate)")
