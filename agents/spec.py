@@ -13,10 +13,10 @@ spec                           kind          argument            params
 ``search[:name=value...]``     search        ``""``              the pairs, as typed (strings)
 ``sb3:PATH.zip``               sb3           the file            {}
 ``sb3+trust:PATH.zip``         sb3           the file            ``{"trust": "1"}``
-``zoo:NAME[:k=v...]``           checkpoint    ``zoo:NAME``        the ``k=v`` pairs (strings)
+``zoo:NAME[:k=v...]``          checkpoint    ``zoo:NAME``        the ``k=v`` pairs (strings)
 ``module:Class[:k=v...]``      python        ``module:Class``    the ``k=v`` pairs (strings)
 ``path/file.py:Class[:k=v]``   python        ``path/file.py:C``  the ``k=v`` pairs (strings)
-anything else (``PATH[:k=v]``) checkpoint    the path            the ``k=v`` pairs (strings)
+any other ``PATH[:k=v...]``    checkpoint    the path            the ``k=v`` pairs (strings)
 =============================  ============  ==================  =============================
 
 A checkpoint's one parameter is ``temperature=T``: the network samples its move from
