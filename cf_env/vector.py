@@ -166,6 +166,7 @@ class Consts(NamedTuple):
     tile_lo: np.ndarray  #: (T,) low pip of each tile (the action table's)
     tile_hi: np.ndarray  #: (T,) high pip of each tile
     tile_of_action: np.ndarray  #: (K*K,) tile index of each play
+    restart: bool  #: a game that ends starts the next one from ``next_deals`` (else it stays over, ``current_player`` -1)
 
 
 class Offsets(NamedTuple):
@@ -369,6 +370,10 @@ if numba is not None:
                     s.drawn[b] = -1
                     return
                 s.done[b] = 1
+                if not c.restart:  # the AEC env's core (cf_env.core): the game stays as it ended
+                    s.current_player[b] = -1
+                    s.drawn[b] = -1
+                    return
                 _new_game(b, s, c)
                 setting_up = True
             q = _start_round(b, s, c)
@@ -459,11 +464,11 @@ if numba is not None:
             if (vals >> v) & 1:
                 s.void_at[b, p, v] = s.draws[b, p] + 1
 
-    def _write_obs_py(b, s, c, o, obs):
-        """Game ``b``'s observation from its current player's seat into ``obs[b]``: every element
-        written once (no zeroing pass first), the game's rows taken out of the arrays once."""
+    def _write_obs_seat_py(b, s, c, o, obs, seat):
+        """Game ``b``'s observation from ``seat`` into ``obs[b]``: every element written once (no
+        zeroing pass first), the game's rows taken out of the arrays once. The drawn tile shows
+        only to the seat to move."""
         n, k, tc = c.n, c.k, c.t_count
-        seat = s.current_player[b]
         row = obs[b]
         hand = s.hand[b, seat]
         played = s.played[b]
@@ -472,7 +477,7 @@ if numba is not None:
             row[o.hand + t] = hand[t]
             row[o.layout + t] = played[t]
             row[o.drawn + t] = 0.0
-        if s.drawn[b] >= 0:
+        if s.drawn[b] >= 0 and seat == s.current_player[b]:
             row[o.drawn + s.drawn[b]] = 1.0
         for v in range(k):
             row[o.pending_value + v] = 0.0
@@ -512,6 +517,12 @@ if numba is not None:
         row[o.boneyard] = tc - s.bone_pos[b]
         row[o.round] = s.round_index[b]
         row[o.round + 1] = c.rounds - s.round_index[b] - 1
+
+    _write_obs_seat = njit(cache=True, inline="always")(_write_obs_seat_py)
+
+    def _write_obs_py(b, s, c, o, obs):
+        """Game ``b``'s observation from its current player's seat into ``obs[b]``."""
+        _write_obs_seat(b, s, c, o, obs, s.current_player[b])
 
     # the observation writer as a compiled call (write_observation, for other compiled code) and
     # inlined into the step: a call passes the State's arrays field by field, and the step's three
@@ -658,15 +669,16 @@ if numba is not None:
         dst.done[j] = 0
 
 
-def make_consts(config: RulesConfig, reward: str = "win", points_scale: float = 100.0) -> Consts:
-    """The kernels' constants for ``config`` (``reward`` one of ``REWARD_MODES``)."""
+def make_consts(config: RulesConfig, reward: str = "win", points_scale: float = 100.0, restart: bool = True) -> Consts:
+    """The kernels' constants for ``config`` (``reward`` one of ``REWARD_MODES``; ``restart``: a
+    game that ends starts the next at once, as :class:`VectorGame`'s do)."""
     table = action_table(config.max_pip)
     return Consts(
         n=config.num_players, k=table.k, t_count=config.num_tiles, h=config.hand_size, rounds=config.rounds,
         arms=config.center_arms, until=config.draw_rule == "until_playable", dbp=config.double_blank_points,
         reward_code=REWARD_MODES.index(reward), scale=float(points_scale), max_pip=config.max_pip,
         tile_lo=np.array(table.tile_low, dtype=np.int64), tile_hi=np.array(table.tile_high, dtype=np.int64),
-        tile_of_action=np.array(table.action_tile, dtype=np.int64),
+        tile_of_action=np.array(table.action_tile, dtype=np.int64), restart=bool(restart),
     )
 
 
