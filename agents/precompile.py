@@ -1,4 +1,4 @@
-"""Compile the batched engine's, the heuristic's and the search's kernels ahead of their first use.
+"""Compile the AEC env's, the batched engine's, the heuristic's and the search's kernels ahead of their first use.
 
 numba compiles a kernel on its first call and caches the machine code beside its source (in
 ``__pycache__``), so only a fresh checkout pays, and it pays in every process that starts at once:
@@ -12,7 +12,8 @@ the evaluation and the tests load the kernels from the cache instead::
     chickenfoot precompile --spec search:algo=ismcts:ms=0:sims=32
 
 What it plays, on 4-player double-nine (the kernels' types, and so their cached code, are the same
-for every rule set): a few decisions of heuristic games on :class:`cf_env.vector.VectorGame` in one
+for every rule set): a few decisions of the AEC env's compiled core (:mod:`cf_env.core`), a few
+decisions of heuristic games on :class:`cf_env.vector.VectorGame` in one
 thread and in numba's threads (:data:`cf_env.vector.PARALLEL_MIN_GAMES` games), the heuristic
 agent's scalar and batched scoring, and one searched decision per ``--spec`` (by default the racing
 and the plain PIMC, the label collection's teacher and the ``search`` agent). It needs only the core
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents.baselines import HeuristicAgent
-from cf_env import RulesConfig
+from cf_env import RulesConfig, raw_env
 from cf_env.vector import PARALLEL_MIN_GAMES, VectorGame
 
 __all__ = ["DEFAULT_SPECS", "describe", "precompile"]
@@ -47,6 +48,14 @@ def precompile(config: RulesConfig | None = None, specs: Sequence[str] = DEFAULT
     rng = np.random.default_rng(seed)
     heuristic = HeuristicAgent(config)
     seconds: dict[str, float] = {}
+
+    start = time.perf_counter()
+    env = raw_env(**config.to_dict())
+    env.reset(seed=seed)
+    for _ in range(20):
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    env.observe(env.possible_agents[0])
+    seconds["env"] = time.perf_counter() - start
 
     start = time.perf_counter()
     vg = VectorGame(config, num_games=8, reward="win", seed=seed, parallel=False)

@@ -88,6 +88,7 @@ from __future__ import annotations
 import difflib
 import warnings
 from collections.abc import Mapping
+from operator import index as _as_index
 from typing import Any
 
 import gymnasium
@@ -96,6 +97,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from cf_env.core import SEAT_BITS, SEAT_MASK, CoreGame
 from cf_env.engine import (
     ChickenFootError,
     ConfigError,
@@ -103,6 +105,7 @@ from cf_env.engine import (
     GameOverError,
     IllegalActionError,
     RulesConfig,
+    action_table,
     action_to_string,
 )
 from cf_env.engine.errors import ResetNeededError
@@ -113,6 +116,7 @@ from cf_env.render import render_ansi, render_rgb
 __all__ = ["REWARD_MODES", "RESET_OPTIONS", "AgentNameError", "ResetNeededError", "env", "raw_env"]
 
 ILLEGAL_MODES = ("terminate", "raise")
+ENGINES = ("compiled", "python")
 RESET_OPTIONS = ("deals",)
 
 
@@ -167,9 +171,10 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         history: bool = False,
+        engine: str = "compiled",
     ) -> None:
         EzPickle.__init__(self, num_players, max_pip, hand_size, rounds, center_arms, draw_rule,
-                          double_blank_points, reward, points_scale, render_mode, illegal_action, history)
+                          double_blank_points, reward, points_scale, render_mode, illegal_action, history, engine)
         super().__init__()
         self.config = RulesConfig(max_pip=max_pip, num_players=num_players, hand_size=hand_size,
                                   center_arms=center_arms, draw_rule=draw_rule, double_blank_points=double_blank_points,
@@ -184,15 +189,20 @@ class raw_env(AECEnv, EzPickle):
             raise ConfigError(f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}")
         if not isinstance(history, bool):
             raise ConfigError(f"history must be True or False, got {history!r}")
+        if engine not in ENGINES:
+            raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
+        self.engine = engine
         self.history = history
         self.reward_mode = reward
         self.points_scale = float(points_scale)
         self.render_mode = render_mode
+        self._human = render_mode == "human"
         self.illegal_action = illegal_action
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.encoder = ObservationEncoder(self.config)
+        self._masks = self.encoder.mask_cache
         self.num_actions = self.config.num_actions
         low, high = self.encoder.bounds()
         entries: dict[str, spaces.Space] = {
@@ -208,7 +218,23 @@ class raw_env(AECEnv, EzPickle):
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
-        self.game: Game | None = None
+        self._actions = action_table(self.config.max_pip)
+        self._game: Game | None = None  # the game in the pure-Python engine, when it drives this one
+        self._core: CoreGame | None = None  # the compiled core (made at the first reset)
+        self._on_core = False  # whether the core drives the game in play
+        self._started = False  # reset() was called
+
+    @property
+    def game(self) -> Game | None:
+        """The game in play as a :class:`~cf_env.engine.Game` (``None`` before the first reset).
+        While the compiled core steps it, this replays the core's deals and actions into a
+        ``Game`` (about 4 µs a decision so far) and the rest of the game is stepped in that
+        ``Game``: read-only use, such as an agent reading the state, sees the same game."""
+        if self._on_core:
+            assert self._core is not None
+            self._game = self._core.to_game()
+            self._on_core = False
+        return self._game
 
     # -- spaces ------------------------------------------------------------------------------
 
@@ -226,8 +252,50 @@ class raw_env(AECEnv, EzPickle):
     # -- reset / observe ---------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        deals = reset_deals(options)
-        self.reset_to_game(Game(self.config, seed=np.random.default_rng(seed), deals=deals))
+        self.reset_with(np.random.default_rng(seed), reset_deals(options))
+
+    def reset_with(self, rng: np.random.Generator, deals: Any = None) -> None:
+        """``reset`` with a generator of the caller's (it shuffles every unscripted round, as the
+        one ``reset(seed)`` makes would) and optional scripted ``deals`` (the engine's per-round
+        format): for wrappers that keep a generator of their own, such as the Gymnasium env."""
+        if self.engine == "python":
+            self.reset_to_game(Game(self.config, seed=rng, deals=deals))
+            return
+        core = self._core
+        if core is None:
+            core = self._core = CoreGame(self.config, self.encoder)
+        status = core.reset(rng, deals)  # DealError before anything changes
+        self._game = None
+        self._on_core = True
+        self._start(status >> SEAT_BITS, (status & SEAT_MASK) - 1)
+
+    @property
+    def game_over(self) -> bool:
+        """Whether the game in play has ended (normally or by an illegal action); read it instead
+        of ``game.is_over`` on a per-step path (reading :attr:`game` leaves the compiled core)."""
+        if not self._started:
+            raise ResetNeededError("call reset() before using the environment")
+        return self._mask is None
+
+    @property
+    def totals(self) -> list[int]:
+        """Each seat's points so far (the game's :attr:`~cf_env.engine.Game.totals`)."""
+        if self._on_core:
+            assert self._core is not None
+            return self._core.totals
+        return self._require_game().totals
+
+    def is_legal(self, action: Any) -> bool:
+        """Whether ``action`` (an int or numpy integer) is legal for :attr:`agent_selection` now."""
+        try:
+            index = _as_index(action)
+        except TypeError:
+            return False
+        return index >= 0 and bool((self._legal_bits >> index) & 1)
+
+    def legal_actions(self) -> list[int]:
+        """The sorted legal action ids of :attr:`agent_selection` (empty once the game is over)."""
+        return self._actions.bits_to_actions(self._legal_bits)
 
     def take_reward(self, agent: str) -> float:
         """``agent``'s reward accumulated since its last turn (what ``last()`` reports), cleared:
@@ -242,7 +310,13 @@ class raw_env(AECEnv, EzPickle):
         the Gymnasium env, and for starting from a replayed position."""
         if not isinstance(game, Game) or game.config != self.config:
             raise ConfigError(f"reset_to_game needs a Game of this env's rules {self.config}")
-        self.game = game
+        self._game = game
+        self._on_core = False
+        self._start(game.rounds_finished, game.current_player)
+
+    def _start(self, rounds: int, seat: int) -> None:
+        """The env's state for a new game that has ``rounds`` finished and ``seat`` to decide (-1: over)."""
+        self._started = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -254,9 +328,9 @@ class raw_env(AECEnv, EzPickle):
         self._illegal_ended = False
         self._mask: np.ndarray | None = None
         self._legal_bits = 0  # the legal actions of agent_selection, as the game's bits (set with _mask)
-        if game.rounds_finished:  # rounds that ended before anyone decided (1-tile hands)
-            self._on_round_end(game.rounds_finished)
-        if game.is_over:  # a degenerate configuration can end before the first decision
+        if rounds:  # rounds that ended before anyone decided (1-tile hands)
+            self._on_round_end(rounds)
+        if seat < 0:  # a degenerate configuration can end before the first decision
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[0]
             self._deads_step_first()
@@ -264,43 +338,57 @@ class raw_env(AECEnv, EzPickle):
             self._set_selection()
 
     def _set_selection(self) -> None:
-        seat, self._legal_bits = self._require_game().turn()
+        flags = None
+        if self._on_core:
+            assert self._core is not None
+            seat = self._core.current_player
+            self._legal_bits = self._core.legal_bits
+            flags = self._core.legal_flags
+        else:
+            seat, self._legal_bits = self._require_game().turn()
         self.agent_selection = self.possible_agents[seat]
-        mask = self._mask = self.encoder.mask(self._legal_bits)
+        mask = self._mask = self.encoder.mask(self._legal_bits, flags)
         self.infos[self.agent_selection]["action_mask"] = mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        game = self.game
-        if game is None:
+        if not self._started:
             raise ResetNeededError("call reset() before observe()")
         seat = self.agent_name_mapping.get(agent)
         if seat is None:
             seat = self.agent_name_mapping[self._known(agent)]  # raises AgentNameError
-        obs = self.encoder.encode(game, seat)
         # _mask is None whenever the game has ended (normally or by an illegal action)
         mask = self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask
+        if self._on_core:
+            core = self._core
+            assert core is not None
+            if self.history:
+                return {"observation": core.observation(seat), "action_mask": mask, "history": core.history(seat)}
+            return {"observation": core.observation(seat), "action_mask": mask}
+        game = self._game
+        assert game is not None
+        obs = self.encoder.encode(game, seat)
         if self.history:
             return {"observation": obs, "action_mask": mask, "history": self.encoder.history(game, seat)}
         return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
         """PettingZoo's ``last()`` without the base class's extra call layer (it runs every step)."""
-        if self.game is None or not self.agents:
+        if not self._started or not self.agents:
             self._all_done()
         agent = self.agent_selection
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def _require_game(self) -> Game:
-        if self.game is None:
+        game = self.game
+        if game is None:
             raise ResetNeededError("call reset() before using the environment")
-        return self.game
+        return game
 
     # -- step --------------------------------------------------------------------------------
 
     def step(self, action: int | None) -> None:
-        game = self.game
-        if game is None:
+        if not self._started:
             raise ResetNeededError("call reset() before step()")
         if not self.agents:
             self._all_done()
@@ -309,41 +397,56 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         if type(action) is not int or action < 0 or not (self._legal_bits >> action) & 1:
-            if action is None or not game.is_legal(action):
+            if not self.is_legal(action):
                 self._illegal(agent, action)
                 return
-            action = int(action)  # a numpy integer
+            action = _as_index(action)  # type: ignore[arg-type]  # a numpy integer
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_dirty:
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
         self.infos[agent]["action_mask"] = self._zero_mask
-        rounds = game.apply(action)
-        if rounds != self._rounds_seen:
-            self._on_round_end(rounds)
-        seat, self._legal_bits = game.turn()
+        if self._on_core:
+            core = self._core
+            assert core is not None
+            rounds = core.step(action) >> SEAT_BITS
+            if rounds != self._rounds_seen:
+                self._on_round_end(rounds)
+            seat = core.current_player
+            bits = self._legal_bits = int.from_bytes(core.legal_words, "little")
+            flags = core.legal_flags
+        else:
+            game = self._game
+            assert game is not None
+            rounds = game.apply(action)
+            if rounds != self._rounds_seen:
+                self._on_round_end(rounds)
+            seat, bits = game.turn()
+            self._legal_bits = bits
+            flags = None
         if seat < 0:  # the game is over
             self.terminations = dict.fromkeys(self.agents, True)
             self._mask = None
             self._deads_step_first()
         else:
             agent = self.agent_selection = self.possible_agents[seat]
-            mask = self._mask = self.encoder.mask(self._legal_bits)
-            self.infos[agent]["action_mask"] = mask
-        if self.render_mode == "human":
+            mask = self._masks.get(bits)  # the encoder's cache, read here first: a call less a decision
+            if mask is None:
+                mask = self.encoder.mask(bits, flags)
+            self._mask = self.infos[agent]["action_mask"] = mask
+        if self._human:
             self.render()
 
     def _all_done(self) -> None:
-        if self.game is None:
+        if not self._started:
             raise ResetNeededError("call reset() before using the environment")
         raise GameOverError("the game is over and every agent has been stepped with None (the agents list is "
                             "empty); call reset() to start a new game")
 
     def _illegal(self, agent: str, action: Any) -> None:
-        game = self._require_game()
         max_pip = self.config.max_pip
-        legal = [f"{a} ({action_to_string(a, max_pip)})" for a in game.legal_actions()]
+        legal = [f"{a} ({action_to_string(a, max_pip)})" for a in self.legal_actions()]
         if self.illegal_action == "raise":
             raise IllegalActionError(f"{agent} cannot take action {action!r}; legal actions: {legal}")
         # as PettingZoo's TerminateIllegalWrapper: -1 to the offender, the game is over
@@ -364,8 +467,12 @@ class raw_env(AECEnv, EzPickle):
     def _on_round_end(self, rounds: int) -> None:
         """Rewards and infos for every round that ended since the last call (usually one; a
         1-tile hand or an instantly blocked layout can end several in one step)."""
-        game = self._require_game()
-        scores = game.round_scores
+        source: CoreGame | Game | None = self._core if self._on_core else self._require_game()
+        assert source is not None
+        if isinstance(source, CoreGame):
+            scores, over = source.round_scores(rounds), source.current_player < 0
+        else:
+            scores, over = source.round_scores, source.is_over
         for a in self.agents:
             self.infos[a]["round_scores"] = [list(s) for s in scores]
         n = len(self.possible_agents)
@@ -376,15 +483,15 @@ class raw_env(AECEnv, EzPickle):
             for p in range(n):
                 rewards[p] += round_reward(pts[p], total, n, mode, self.points_scale)
         self._rounds_seen = rounds
-        if game.is_over:
-            winners = game.winners
+        if over:
+            totals, winners = source.totals, source.winners
             for a in self.agents:
-                self.infos[a]["totals"] = game.totals
+                self.infos[a]["totals"] = totals
                 self.infos[a]["winners"] = [self.possible_agents[p] for p in winners]
             if self.reward_mode == "win":
                 for p in range(n):
                     rewards[p] += win_reward(win_share(p in winners, len(winners)), n)
-        if self.reward_mode != "win" or game.is_over:
+        if self.reward_mode != "win" or over:
             for p, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[p]
             self._rewards_dirty = True

@@ -133,7 +133,8 @@ class ObservationEncoder:
         self._gathers = [[self._positions(tl, seat, to_move)[self.index] for seat in range(n)]
                          for to_move in (False, True)]
         self._mask_bytes = (self.num_actions + 7) // 8
-        self._mask_cache: dict[int, np.ndarray] = {}
+        #: :meth:`mask`'s cache, legal-action bits -> read-only mask (read it directly on a hot path)
+        self.mask_cache: dict[int, np.ndarray] = {}
 
     def _positions(self, tl, seat: int, to_move: bool) -> np.ndarray:
         """Where each element of ``seat``'s newest-version vector sits in the state table."""
@@ -181,17 +182,23 @@ class ObservationEncoder:
 
     # -- bit helpers ---------------------------------------------------------------------------
 
-    def mask(self, bits: int) -> np.ndarray:
+    def mask(self, bits: int, flags: np.ndarray | None = None) -> np.ndarray:
         """The int8 action mask of an int of legal-action bits. Masks are cached and shared, so
-        they are read-only; copy one before writing to it."""
-        mask = self._mask_cache.get(bits)
+        they are read-only; copy one before writing to it. ``flags``: the same mask as 0/1 bytes
+        when the caller has them (the compiled core does), copied on a miss instead of unpacking
+        ``bits`` (a fifth of the cost; a fresh env misses on about 40% of its first 20,000
+        decisions)."""
+        mask = self.mask_cache.get(bits)
         if mask is None:
-            raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
-            mask = np.unpackbits(raw, bitorder="little")[: self.num_actions].view(np.int8)
+            if flags is None:
+                raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
+                mask = np.unpackbits(raw, bitorder="little")[: self.num_actions].view(np.int8)
+            else:
+                mask = flags.copy()
             mask.flags.writeable = False
-            if len(self._mask_cache) >= _MASK_CACHE_SIZE:
-                self._mask_cache.clear()
-            self._mask_cache[bits] = mask
+            if len(self.mask_cache) >= _MASK_CACHE_SIZE:
+                self.mask_cache.clear()
+            self.mask_cache[bits] = mask
         return mask
 
     # -- encode / decode -----------------------------------------------------------------------
