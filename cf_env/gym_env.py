@@ -26,7 +26,7 @@ import gymnasium
 import numpy as np
 
 from cf_env.chicken_foot import raw_env, reset_deals
-from cf_env.engine import ConfigError, Game, IllegalActionError
+from cf_env.engine import ConfigError, IllegalActionError
 
 __all__ = ["ChickenFootSingleEnv", "Opponent"]
 
@@ -94,21 +94,13 @@ class ChickenFootSingleEnv(gymnasium.Env):
         legal = np.flatnonzero(mask)
         return int(legal[self.np_random.integers(len(legal))])
 
-    def _game(self) -> Game:
-        """The game in play (reset() deals one)."""
-        game = self.aec.game
-        if game is None:
-            raise gymnasium.error.ResetNeeded("call reset() first")
-        return game
-
     def _play_opponents(self) -> None:
         aec = self.aec
-        game = self._game()
         learner = aec.possible_agents[self.seat]
-        while not game.is_over and aec.agent_selection != learner:
-            seat = game.current_player
-            opp = self._opponent_for(seat)
-            obs = aec.observe(aec.agent_selection)
+        while not aec.game_over and aec.agent_selection != learner:
+            agent = aec.agent_selection
+            opp = self._opponent_for(aec.agent_name_mapping[agent])
+            obs = aec.observe(agent)
             if opp is None:
                 action = self._random_legal(obs["action_mask"])
             elif hasattr(opp, "act"):  # an agent (agents.Agent): its randomness is the env's generator
@@ -134,19 +126,19 @@ class ChickenFootSingleEnv(gymnasium.Env):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.seat = int(self.np_random.integers(self.aec.config.num_players))
-        self.aec.reset_to_game(Game(self.aec.config, seed=self.np_random, deals=deals))
+        self.aec.reset_with(self.np_random, deals)
         self._play_opponents()
-        self._over = self._game().is_over
+        self._over = self.aec.game_over
         return self._result()
 
     def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
         if self._over:
             raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
-        aec, game = self.aec, self._game()
+        aec = self.aec
         agent = aec.possible_agents[self.seat]
-        if not game.is_legal(action):
+        if not aec.is_legal(action):
             if self.illegal_action == "raise":
-                raise IllegalActionError(f"action {action!r} is not legal; legal: {game.legal_actions()}")
+                raise IllegalActionError(f"action {action!r} is not legal; legal: {aec.legal_actions()}")
             self._over = True
             obs, info = self._result()
             obs = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
@@ -156,7 +148,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
         aec.step(int(action))
         self._play_opponents()
         reward = aec.take_reward(agent)
-        terminated = game.is_over
+        terminated = aec.game_over
         self._over = terminated
         obs, info = self._result()
         if self.render_mode == "human":

@@ -68,7 +68,7 @@ class ChickenFootMultiAgentEnv(MultiAgentEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self.aec.reset(seed=seed, options=options)
-        if self.aec.game.is_over:  # only degenerate configs end before a decision
+        if self.aec.game_over:  # only degenerate configs end before a decision
             return {a: self._obs(a) for a in self.possible_agents}, {}
         agent = self.aec.agent_selection
         return {agent: self._obs(agent)}, {}
@@ -81,7 +81,7 @@ class ChickenFootMultiAgentEnv(MultiAgentEnv):
         action = action_dict[agent]
         aec.step(int(action))
         rewards = {a: float(r) for a, r in aec.rewards.items()}
-        if aec.game.is_over:
+        if aec.game_over:
             obs = {a: self._obs(a) for a in self.possible_agents}
             infos = {a: {k: aec.infos[a][k] for k in ("totals", "winners", "round_scores")}
                      for a in self.possible_agents}

@@ -38,7 +38,7 @@ class TianshouObservation(gymnasium.ObservationWrapper):
     # Tianshou stacks infos into one array per key, so every step must carry the same keys with
     # fixed shapes: keep the seat and the game's totals so far (the variable-length round lists stay out).
     def _info(self, info: dict) -> dict:
-        totals = self.env.unwrapped.aec.game.totals  # type: ignore[attr-defined]  # ChickenFootGymEnv's
+        totals = self.env.unwrapped.aec.totals  # type: ignore[attr-defined]  # ChickenFootGymEnv's
         return {"seat": int(info["seat"]), "totals": np.asarray(totals, dtype=np.int64)}
 
     def reset(self, **kwargs):
