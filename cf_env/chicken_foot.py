@@ -63,7 +63,7 @@ An illegal action under `env()` (with `illegal_action="terminate"`) gives -1 to 
 ``` python
 cf_env.env(num_players=4, max_pip=9, hand_size=7, rounds=None, center_arms=4, draw_rule="one",
            double_blank_points=50, reward="win", points_scale=100.0, render_mode=None,
-           illegal_action="terminate", history=False)
+           illegal_action="terminate", history=False, engine="compiled")
 ```
 
 The first seven are the `RulesConfig` fields (docs/RULES.md). `history=True` adds an entry
@@ -76,6 +76,12 @@ not a mapping, or a near miss such as `"deal"`, raise `ConfigError`; any other k
 warning, as PettingZoo's `api_test` passes `{"options": 1}`); with fewer deals than rounds (or `None`
 entries) the remaining rounds are dealt from the seed. Infos carry `"round_scores"` from the
 first round end on and `"totals"` and `"winners"` (agent names) at the end.
+
+`engine="compiled"` (the default) steps the game in `cf_env.core`, compiled, bit for bit the
+pure-Python engine's game; `engine="python"` steps a `cf_env.engine.Game` throughout.
+Reading `env.game` replays the core's game into a `Game` and carries on in it for the rest of the
+game: on a per-step path read `env.game_over`, `env.totals`, `env.is_legal(action)` and
+`env.legal_actions()` instead.
 
 ### Version History
 
