@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import os
 import signal
 import sys
 import warnings
@@ -93,6 +94,11 @@ def _settle_threads() -> None:
 def _init(initializer: Callable[..., dict[str, Any]], initargs: tuple, threads: int) -> None:
     """A spawned worker's start: Ctrl-C is the parent's to handle (it stops between tasks)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # torch (and OpenMP) read these when first imported, which is often in the first task (an
+    # evaluation's agents load there): without them that task ran on torch's default threads,
+    # two workers on two cores oversubscribed, until _settle_threads held torch after it
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = str(threads)
     _limit_threads(threads)
     _ACTIVE[:] = [initializer(*initargs)]
     _limit_threads(threads)  # the libraries the initializer loaded too
