@@ -291,13 +291,21 @@ class raw_env(AECEnv, EzPickle):
             return self._core.totals
         return self._require_game().totals
 
+    @property
+    def legal_bits(self) -> int:
+        """The legal actions of :attr:`agent_selection` as an int whose bit ``a`` is set when action
+        ``a`` is legal (:attr:`Game.legal_bits`; 0 once the game is over)."""
+        if not self._started:
+            raise ResetNeededError("call reset() before using the environment")
+        return self._legal_bits if self._mask is not None else 0
+
     def is_legal(self, action: Any) -> bool:
         """Whether ``action`` (an int or numpy integer) is legal for :attr:`agent_selection` now."""
         try:
             index = _as_index(action)
         except TypeError:
             return False
-        return index >= 0 and bool((self._legal_bits >> index) & 1)
+        return index >= 0 and bool((self.legal_bits >> index) & 1)
 
     def legal_actions(self) -> list[int]:
         """The sorted legal action ids of :attr:`agent_selection` (empty once the game is over)."""

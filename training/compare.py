@@ -33,7 +33,7 @@ from agents import Agent, load
 from agents.base import needs_history
 from cf_env import ConfigError, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
-from training.evaluate import fill_lineup, generate_deals, play_game, warm_up
+from training.evaluate import fill_lineup, generate_deals, play, warm_up
 from training.stats import (
     Sprt,
     elo_of_win_rates,
@@ -197,8 +197,8 @@ def _play_lineups(d: int, deals: list[dict]) -> list[list[tuple[list[str], list[
         games = []
         for rot in range(n):
             seat_specs = [lineup[(s - rot) % n] for s in range(n)]
-            game = play_game(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]))
-            games.append((seat_specs, game.winners, game.totals))
+            winners, totals = play(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]))
+            games.append((seat_specs, winners, totals))
         out.append(games)
     return out
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from training.stats import standard_error, t_interval, wilson_interval
 from training.workers import WorkerLostError, WorkerPool, shared_pool, worker_state
 
 __all__ = ["AgentResult", "DealSetHook", "EvalReport", "GameSaver", "evaluate", "fill_lineup", "generate_deals",
-           "play_game", "short_name", "warm_up", "win_rates"]
+           "Played", "play", "play_game", "short_name", "warm_up", "win_rates"]
 
 
 def short_name(spec: str, width: int = 18) -> str:
@@ -65,17 +65,44 @@ def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
     return deals
 
 
-def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
-              seed: int | None = None, clock: np.ndarray | None = None) -> Game:
-    """Play one whole game with ``seats[i]`` at seat ``i``; returns the finished engine game.
+class Played(NamedTuple):
+    """What :func:`play` reports of a finished game."""
+
+    winners: list[int]  #: seats that share the win (R16)
+    totals: list[int]  #: each seat's points
+
+
+def play(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
+         seed: int | None = None, clock: np.ndarray | None = None) -> Played:
+    """Play one whole game with ``seats[i]`` at seat ``i`` in ``env``'s compiled core (no
+    :class:`Game` is built; :func:`play_game` when you want one); returns its winners and totals.
     ``clock``, an ``(n, 4)`` float array, gets per seat: seconds in ``act``, decisions, and the
     same two over decisions with more than one legal action."""
     env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
-    game = env.game
+    _play_out(env, seats, rng, clock)
     names = env.possible_agents
-    while not game.is_over:
-        seat = game.current_player
-        obs = env.observe(names[seat])
+    winners = env.infos[names[0]]["winners"]
+    return Played([names.index(w) for w in winners], env.totals)
+
+
+def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
+              seed: int | None = None, clock: np.ndarray | None = None) -> Game:
+    """:func:`play`, stepped in the engine's :class:`Game` (every hand and the whole event log in
+    view afterwards), which it returns finished."""
+    env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
+    game = env.game  # the env steps this Game from here on
+    assert game is not None
+    _play_out(env, seats, rng, clock)
+    return game
+
+
+def _play_out(env: raw_env, seats: Sequence[Agent], rng: np.random.Generator, clock: np.ndarray | None) -> None:
+    """The game in ``env`` played to its end by ``seats`` (see :func:`play`)."""
+    seat_of = env.agent_name_mapping
+    while not env.game_over:
+        agent = env.agent_selection
+        seat = seat_of[agent]
+        obs = env.observe(agent)
         if clock is None:
             env.step(seats[seat].act(obs, rng))
             continue
@@ -84,11 +111,11 @@ def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None,
         spent = time.perf_counter() - start
         clock[seat, 0] += spent
         clock[seat, 1] += 1
-        if game.legal_bits & (game.legal_bits - 1):  # more than one legal action
+        bits = env.legal_bits
+        if bits & (bits - 1):  # more than one legal action
             clock[seat, 2] += spent
             clock[seat, 3] += 1
         env.step(action)
-    return game
 
 
 class DealSetHook(Protocol):
@@ -255,13 +282,16 @@ def _play_deal_sets(run: str, specs: list[str], seed: int, keep: bool, hook: Dea
             seatings.append(seat_specs)
             clock = np.zeros((n, 4))
             start = time.perf_counter()
-            game = play_game(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
-                             clock=clock)
-            played = time.perf_counter() - start
-            if hook is not None:
-                games.append(game)  # reset() makes a new engine game: this one stays as it ended
-            played_games.append((seat_specs, game.winners, game.totals, clock, game.to_record() if keep else None,
-                                 played))
+            seated, rng = [built[s] for s in seat_specs], np.random.default_rng([seed, d, rot])
+            if keep or hook is not None:  # the engine's Game is wanted: step it
+                game = play_game(env, seated, deals, rng, clock=clock)
+                winners, totals, saved = game.winners, game.totals, game.to_record() if keep else None
+                if hook is not None:
+                    games.append(game)  # reset() makes a new engine game: this one stays as it ended
+            else:
+                winners, totals = play(env, seated, deals, rng, clock=clock)
+                saved = None
+            played_games.append((seat_specs, winners, totals, clock, saved, time.perf_counter() - start))
         hooked = hook(d, games, seatings, {s: built[s] for s in specs}) if hook is not None else None
         out.append((played_games, hooked))
     return out

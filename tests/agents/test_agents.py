@@ -12,7 +12,7 @@ from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, observation_scale
 from cf_env import ObservationEncoder, RulesConfig, raw_env
 from tests.agents.checks import Checked
-from training.evaluate import play_game
+from training.evaluate import play, play_game
 
 CONFIGS = [RulesConfig(), RulesConfig(num_players=2, max_pip=6, rounds=3),
            RulesConfig(num_players=6, max_pip=12, center_arms=6, draw_rule="until_playable", rounds=2),
@@ -30,6 +30,19 @@ def test_baselines_only_choose_legal_actions(config):
         game = play_game(env, seats, None, rng, seed=k)
         assert len(game.round_scores) == config.rounds  # every round played out and scored
         assert all(seat.decisions > 0 for seat in seats) or config.hand_size < 3
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_play_on_the_compiled_core_and_play_game_on_the_engine_agree(config):
+    env = raw_env(**config.to_dict())
+    lineup = [HeuristicAgent(config), GreedyAgent(config)] + [RandomAgent(config)] * (config.num_players - 2)
+    for k in range(4):
+        clocks = np.zeros((2, config.num_players, 4))
+        game = play_game(env, lineup, None, np.random.default_rng(k), seed=k, clock=clocks[0])
+        played = play(env, lineup, None, np.random.default_rng(k), seed=k, clock=clocks[1])
+        assert env._on_core  # play never built a Game
+        assert (played.winners, played.totals) == (game.winners, game.totals)
+        assert np.array_equal(clocks[0][:, [1, 3]], clocks[1][:, [1, 3]])  # the same decisions, with a choice or not
 
 
 def test_greedy_plays_the_heaviest_tile_and_never_keeps():
