@@ -114,6 +114,7 @@ from cf_env.engine import (
     action_table,
     action_to_string,
 )
+from cf_env.engine.actions import bit_set
 from cf_env.engine.errors import ResetNeededError
 from cf_env.engine.scoring import REWARD_MODES, round_reward, win_reward, win_share
 from cf_env.observation import ObservationEncoder
@@ -301,11 +302,7 @@ class raw_env(AECEnv, EzPickle):
 
     def is_legal(self, action: Any) -> bool:
         """Whether ``action`` (an int or numpy integer) is legal for :attr:`agent_selection` now."""
-        try:
-            index = _as_index(action)
-        except TypeError:
-            return False
-        return index >= 0 and bool((self.legal_bits >> index) & 1)
+        return bit_set(self.legal_bits, action)
 
     def legal_actions(self) -> list[int]:
         """The sorted legal action ids of :attr:`agent_selection` (empty once the game is over)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from operator import index as _as_index
 
 from cf_env.engine.config import MAX_PIP_RANGE, num_tiles
 from cf_env.engine.errors import ActionParseError
@@ -35,9 +36,20 @@ __all__ = [
     "Tile",
     "action_table",
     "action_to_string",
+    "bit_set",
     "string_to_action",
     "tile_index",
 ]
+
+
+def bit_set(bits: int, action: object) -> bool:
+    """Whether ``action`` (an int or numpy integer; anything else is not) is a set bit of ``bits``,
+    a set of actions as an int: the legality check of :meth:`Game.is_legal` and the env's."""
+    try:
+        a = _as_index(action)  # type: ignore[arg-type]  # anything that is not an index: TypeError
+    except TypeError:
+        return False
+    return a >= 0 and bool((bits >> a) & 1)
 
 
 def tile_index(a: int, b: int) -> int:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from cf_env.engine.actions import Tile, action_table
+from cf_env.engine.actions import Tile, action_table, bit_set
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import DealError, GameOverError, IllegalActionError, RecordError
 from cf_env.engine.geometry import GameLayout
@@ -476,11 +476,7 @@ class Game(GameRecords, GameLayout):
         return [(legal >> a) & 1 for a in range(self._actions.num_actions)]
 
     def is_legal(self, action: int) -> bool:
-        try:
-            a = _as_index(action)
-        except TypeError:
-            return False
-        return a >= 0 and bool((self._legal >> a) & 1)
+        return bit_set(self._legal, action)
 
     @property
     def round_index(self) -> int:
