@@ -7,8 +7,9 @@ deals are drawn from the same generator in the same order (one permutation per u
 round), and the observation, each seat's history and the legal actions are written by compiled
 code in the encoder's layout. What it adds over :class:`~cf_env.vector.VectorGame` at one game
 is the cost of a call: the state's two dozen arrays sit in one numba structref, so a call
-unboxes one object instead of each array (about 10 µs a call for the arrays, under 1 µs for
-the structref). The env (:mod:`cf_env.chicken_foot`) steps it; a caller that asks the env for
+unboxes one object instead of each array (about 10 µs a call for the arrays), and the kernels are
+called through their compiled entry points (0.14 µs a call, against 0.57 µs through numba's
+dispatcher). The env (:mod:`cf_env.chicken_foot`) steps it; a caller that asks the env for
 its :class:`~cf_env.engine.Game` gets one replayed from the deals and actions
 (:meth:`CoreGame.to_game`), and the env carries on in the pure-Python engine from there.
 
@@ -28,7 +29,7 @@ from numba.experimental import structref
 
 from cf_env.engine import Game, RulesConfig, validate_deals
 from cf_env.engine.records import Dealt
-from cf_env.engine.state import K_DRAW, K_PASS, K_PLAY, K_START
+from cf_env.engine.state import K_DRAW, K_PASS, K_PLAY, K_START, EventKind
 from cf_env.engine.table import table_layout
 from cf_env.observation import ObservationEncoder
 from cf_env.vector import (
@@ -49,7 +50,7 @@ __all__ = ["SEAT_BITS", "SEAT_MASK", "CoreGame"]
 
 SEAT_BITS = 10  #: the status word's low bits hold ``current_player + 1``
 SEAT_MASK = (1 << SEAT_BITS) - 1
-K_SEARCH_DRAW = 0
+K_SEARCH_DRAW = int(EventKind.SEARCH_DRAW)
 
 
 @structref.register
