@@ -369,18 +369,12 @@ class raw_env(AECEnv, EzPickle):
             seat = self.agent_name_mapping[self._known(agent)]  # raises AgentNameError
         # _mask is None whenever the game has ended (normally or by an illegal action)
         mask = self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask
-        if self._on_core:
-            core = self._core
-            assert core is not None
-            if self.history:
-                return {"observation": core.observation(seat), "action_mask": mask, "history": core.history(seat)}
-            return {"observation": core.observation(seat), "action_mask": mask}
-        game = self._game
-        assert game is not None
-        obs = self.encoder.encode(game, seat)
-        if self.history:
-            return {"observation": obs, "action_mask": mask, "history": self.encoder.history(game, seat)}
-        return {"observation": obs, "action_mask": mask}
+        core, game = (self._core, None) if self._on_core else (None, self._game)
+        obs = core.observation(seat) if core is not None else self.encoder.encode(game, seat)  # type: ignore[arg-type]  # set off the core
+        if not self.history:
+            return {"observation": obs, "action_mask": mask}
+        history = core.history(seat) if core is not None else self.encoder.history(game, seat)  # type: ignore[arg-type]  # set off the core
+        return {"observation": obs, "action_mask": mask, "history": history}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
         """PettingZoo's ``last()`` without the base class's extra call layer (it runs every step)."""
@@ -422,20 +416,18 @@ class raw_env(AECEnv, EzPickle):
             core = self._core
             assert core is not None
             rounds = core.step(action) >> SEAT_BITS
-            if rounds != self._rounds_seen:
-                self._on_round_end(rounds)
             seat = core.current_player
-            bits = self._legal_bits = int.from_bytes(core.legal_words, "little")
+            bits = int.from_bytes(core.legal_words, "little")  # CoreGame.legal_bits without the property call
             flags = core.legal_flags
         else:
             game = self._game
             assert game is not None
             rounds = game.apply(action)
-            if rounds != self._rounds_seen:
-                self._on_round_end(rounds)
             seat, bits = game.turn()
-            self._legal_bits = bits
             flags = None
+        self._legal_bits = bits
+        if rounds != self._rounds_seen:
+            self._on_round_end(rounds)
         if seat < 0:  # the game is over
             self.terminations = dict.fromkeys(self.agents, True)
             self._mask = None

@@ -28,7 +28,7 @@ from numba import njit, types
 from numba.experimental import structref
 
 from cf_env.engine import Game, RulesConfig, validate_deals
-from cf_env.engine.records import Dealt
+from cf_env.engine.records import Dealt, deal_order, split_deal
 from cf_env.engine.state import K_DRAW, K_PASS, K_PLAY, K_START, EventKind
 from cf_env.engine.table import table_layout
 from cf_env.observation import ObservationEncoder
@@ -39,6 +39,7 @@ from cf_env.vector import (
     _apply,
     _clear_step,
     _start_round,
+    _tile_index,
     _write_obs_seat,
     make_consts,
     new_state,
@@ -104,18 +105,15 @@ def _fill_history(s: Any, c: Any, hist: Any, rows: Any) -> None:
     drawer alone) and the starting double (``Game.history``'s rows)."""
     n = c.n
     for seat in range(n):
-        rows[seat] = 0
-        for i in range(hist.shape[1]):
+        for i in range(rows[seat]):  # the rows the last round wrote; the others are still -1
             for j in range(4):
                 hist[seat, i, j] = -1
+        rows[seat] = 0
     r = s.round_index[0]
     first = (r % n + 1) % n
     dealt = n * c.h
     start = c.max_pip - r
-    start_tile = 0
-    for t in range(c.t_count):
-        if c.tile_lo[t] == start and c.tile_hi[t] == start:
-            start_tile = t
+    start_tile = _tile_index(start, start)
     searched = s.bone_pos[0] - dealt  # called before the round's first decision: every draw so far was R6's
     for i in range(searched):
         p = (first + i) % n
@@ -245,8 +243,7 @@ class CoreGame:
             if deal is None:
                 out[r] = rng.permutation(cfg.num_tiles)
             else:
-                hands, bone = deal
-                out[r] = [tile for hand in hands for tile in hand] + list(bone)
+                out[r] = deal_order(*deal)
         self.actions = []
         status = self._reset_fn(self.ref)
         self._obs_seat = self.current_player = (status & SEAT_MASK) - 1
@@ -292,9 +289,6 @@ class CoreGame:
         """The same game as a :class:`Game` at the same point: dealt the same deals (every round's,
         so it deals on as this one would) and replayed through the actions so far."""
         cfg = self.config
-        n, h = cfg.num_players, cfg.hand_size
-        deals = [(tuple(tuple(flat[i * h:(i + 1) * h]) for i in range(n)), tuple(flat[n * h:]))
-                 for flat in self.state.deals[0].tolist()]
-        game = Game(cfg, deals=Dealt(deals, cfg))
+        game = Game(cfg, deals=Dealt((split_deal(order, cfg) for order in self.state.deals[0].tolist()), cfg))
         game.apply_all(self.actions)
         return game

@@ -45,6 +45,7 @@ except ImportError:  # pragma: no cover - numba is a core dependency; keep a rea
 from cf_env.engine import IllegalActionError, Role, RulesConfig, action_table, scoring, tile_index, validate_deals
 from cf_env.engine.errors import ConfigError, ResetNeededError
 from cf_env.engine.game import TOES_PER_DOUBLE
+from cf_env.engine.records import deal_order
 from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
@@ -811,7 +812,7 @@ class VectorGame:
                 for r, parsed in enumerate(validate_deals(game_deals, self.config)):
                     if parsed is not None:
                         hands, bone = parsed
-                        self.deals[g, r] = [tile for hand in hands for tile in hand] + list(bone)
+                        self.deals[g, r] = deal_order(hands, bone)
         self.void_games[:] = 0
         self._reset_k(self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
         self._refill_deals()

@@ -36,7 +36,7 @@ from cf_env.engine.actions import Tile, action_table, bit_set
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import DealError, GameOverError, IllegalActionError, RecordError
 from cf_env.engine.geometry import GameLayout
-from cf_env.engine.records import RECORD_VERSION, Dealt, GameRecords, validate_deals, winners_of
+from cf_env.engine.records import RECORD_VERSION, Dealt, GameRecords, deal_order, split_deal, validate_deals, winners_of
 from cf_env.engine.scoring import tile_points
 from cf_env.engine.state import (
     ARM_MASK,
@@ -149,13 +149,9 @@ class Game(GameRecords, GameLayout):
         r = self._round_index = self._round_index + 1
         scripted = self._scripted[r] if r < len(self._scripted) else None
         if scripted is None:
-            perm = self._rng.permutation(t.num_tiles).tolist()
-            h = cfg.hand_size
-            hands = tuple(tuple(perm[i * h:(i + 1) * h]) for i in range(n))
-            bone_top_first = tuple(perm[n * h:])
-        else:
-            hands, bone_top_first = scripted
-        self._deals.append(bytes([tile for hand in hands for tile in hand]) + bytes(bone_top_first))
+            scripted = split_deal(self._rng.permutation(t.num_tiles).tolist(), cfg)
+        hands, bone_top_first = scripted
+        self._deals.append(bytes(deal_order(hands, bone_top_first)))
         tile_bits = t.tile_bits
         self._hands = [0] * n
         for p, hand in enumerate(hands):

@@ -19,7 +19,7 @@ from cf_env.engine.views import GameViews
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["RECORD_VERSION", "GameRecords", "validate_deals", "winners_of"]
+__all__ = ["RECORD_VERSION", "GameRecords", "deal_order", "split_deal", "validate_deals", "winners_of"]
 
 RECORD_VERSION = 1
 
@@ -108,6 +108,19 @@ def winners_of(round_scores: Sequence[Sequence[int]]) -> list[int]:
     return [p for p in range(n) if flags[p]]
 
 
+def split_deal(order: Sequence[int], config: RulesConfig) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """A round's tile order (the hands in seat order, then the boneyard top first) as ``(hands,
+    boneyard top first)``: the form :func:`validate_deals` returns and :class:`Game` deals."""
+    order = tuple(order)
+    h, n = config.hand_size, config.num_players
+    return tuple(order[i * h:(i + 1) * h] for i in range(n)), order[n * h:]
+
+
+def deal_order(hands: Sequence[Sequence[int]], bone_top_first: Sequence[int]) -> list[int]:
+    """:func:`split_deal` undone: the hands in seat order, then the boneyard top first."""
+    return [tile for hand in hands for tile in hand] + list(bone_top_first)
+
+
 def deal_to_json(hands: Sequence[Sequence[int]], bone_top_first: Sequence[int]) -> dict[str, Any]:
     def pair(t: int) -> list[int]:
         tile = Tile.from_index(t)
@@ -132,16 +145,12 @@ class GameRecords(GameViews):
         }
 
     def _deal_json(self, r: int) -> dict[str, Any]:
-        order = list(self._deals[r])
-        h, n = self.config.hand_size, self._num_players
-        return deal_to_json([order[i * h:(i + 1) * h] for i in range(n)], order[n * h:])
+        return deal_to_json(*self.deal_tiles(r))
 
     def deal_tiles(self, r: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
         """Round ``r``'s deal as tile indices: ``(hands in seat order, boneyard top first)`` (hidden
         information, as :meth:`to_record` holds it)."""
-        order = tuple(self._deals[r])
-        h, n = self.config.hand_size, self._num_players
-        return tuple(order[i * h:(i + 1) * h] for i in range(n)), order[n * h:]
+        return split_deal(self._deals[r], self.config)
 
     def clone(self) -> Self:
         """An independent copy (for search agents); the copy shares no mutable state."""
