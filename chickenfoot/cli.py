@@ -553,6 +553,8 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
               help="The last folder's last shards' share kept out (held-out agreement).")
 @click.option("--temperature", type=click.FloatRange(min=0), default=0.02, show_default=True,
               help="0: the teacher's choice; else softmax(q / T) over its action values.")
+@click.option("--weighting", type=click.Choice(["none", "stakes"]), default="none", show_default=True,
+              help="Each label's weight: 'stakes' weighs it by the teacher's value a random legal choice loses there.")
 @click.option("--init", default=None, help="Start from this checkpoint (zoo:NAME or a path) [default: scratch].")
 @click.option("--imitate", default=None, help="First fit the network to this agent's own play (e.g. heuristic).")
 @click.option("--imitation-games", type=click.IntRange(min=1), default=1000, show_default=True)
@@ -572,7 +574,7 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 @click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: float, temperature: float,
-                init: str | None, imitate: str | None, imitation_games: int, imitation_epochs: int, epochs: int,
+                weighting: str, init: str | None, imitate: str | None, imitation_games: int, imitation_epochs: int, epochs: int,
                 learning_rate: float, hidden: str, action_head: int, seed: int, deal_sets: int, opponent: str,
                 workers: int, torch_threads: int, no_progress: bool) -> None:
     """Fit a network to the labels in FOLDERS (read in this order; the held-out shards are the
@@ -593,7 +595,8 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
     torch.set_num_threads(torch_threads)
     try:
         config = label_rules(list(folders))
-        train, test = split_labels(list(folders), holdout, limit=limit, temperature=temperature)
+        train, test = split_labels(list(folders), holdout, limit=limit, temperature=temperature,
+                                   weighting=weighting)
         start: Any = init
         warm: dict[str, Any] = {}
         if imitate:
@@ -601,7 +604,7 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
                                         progress=not no_progress, action_head=action_head)
             warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(start, test)}
         settings = FitSettings(temperature=temperature, epochs=epochs, learning_rate=learning_rate,
-                               hidden=tuple(widths), seed=seed, action_head=action_head)
+                               hidden=tuple(widths), seed=seed, action_head=action_head, weighting=weighting)
         model, stats = fit(train, config, settings, init=start, test=test, progress=not no_progress)
         stats["imitation"] = warm
         save_model(model, config, out, stats)

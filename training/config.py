@@ -376,8 +376,10 @@ class DistillConfig(TeacherConfig):
         scratch to ``imitation_games`` games of its play for ``imitation_epochs`` epochs
         (:func:`training.distill.imitate`), then to the teacher's labels from there;
         init_checkpoint (empty: from scratch; not with imitate), temperature (0: the teacher's choice; else a
-        softmax over its values), epochs, learning_rate (annealed to 0), minibatch, vf_coef,
-        holdout (the last shards' share kept out for the agreement), torch_threads.
+        softmax over its values), weighting (each label's weight in the cross-entropy: ``none``, or
+        ``stakes``, the value a random legal choice would lose there, :func:`training.labels.label_weights`),
+        epochs, learning_rate (annealed to 0), minibatch, vf_coef, holdout (the last shards' share
+        kept out for the agreement), torch_threads.
     DAgger rounds (each one an iteration of the run's loop)
         dagger_rounds: after the first fit, this many rounds in which the latest network plays the
         labelled seats instead of ``behaviour`` (its own states, labelled by the same teacher)
@@ -397,6 +399,7 @@ class DistillConfig(TeacherConfig):
     imitation_epochs: PositiveInt = 4
     init_checkpoint: str = ""
     temperature: NonNegativeFloat = 0.03
+    weighting: Literal["none", "stakes"] = "none"
     epochs: PositiveInt = 10
     learning_rate: PositiveFloat = 1e-3
     minibatch: PositiveInt = 256

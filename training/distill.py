@@ -43,6 +43,7 @@ from training.labels import (
     collect_shards,
     collection_settings,
     imitation_labels,
+    label_weights,
     shard_paths,
     soft_targets,
 )
@@ -53,14 +54,16 @@ __all__ = ["DistillConfig", "DistillRun", "FitSettings", "PackedObs", "agreement
 
 
 def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1, limit: int | None = None,
-                 temperature: float | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+                 temperature: float | None = None,
+                 weighting: str = "none") -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The training labels (the first ``limit`` of the shards before the held-out ones) and the
     held-out labels (the last ``holdout`` fraction of the last folder's shards, at least one).
 
     With ``temperature``, the training labels come ready for :func:`fit` in less than half the
     memory (about 1.5 kB a label for the 4-player double-9 rules, 3.2 kB without): the soft
     targets at that temperature replace ``q`` and ``worlds``, and the observations are a
-    :class:`PackedObs`. Without it, every array is as the shards hold it.
+    :class:`PackedObs`; each label's ``weight`` (:func:`training.labels.label_weights` of
+    ``weighting``) is kept beside them. Without it, every array is as the shards hold it.
 
     ``folder`` may be several collections of one rule set (say a heuristic-played one and DAgger
     rounds played by networks fitted to it): their shards are read in the order given."""
@@ -69,7 +72,7 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
         raise ConfigError("no label folders given")
     label_rules(folders)  # one rule set
     train_paths, test_paths = split_paths(folders, holdout)
-    return _read_shards(train_paths, limit, temperature), _read_shards(test_paths, None)
+    return _read_shards(train_paths, limit, temperature, weighting), _read_shards(test_paths, None)
 
 
 def split_paths(folders: Sequence[Path], holdout: float) -> tuple[list[Path], list[Path]]:
@@ -83,7 +86,8 @@ def split_paths(folders: Sequence[Path], holdout: float) -> tuple[list[Path], li
     return paths[:-held], paths[-held:]
 
 
-def _read_shards(paths: list[Path], cap: int | None, temperature: float | None = None) -> dict[str, Any]:
+def _read_shards(paths: list[Path], cap: int | None, temperature: float | None = None,
+                 weighting: str = "none") -> dict[str, Any]:
     """The first ``cap`` labels of ``paths`` in one array per key, filled shard by shard (no
     second copy at the peak). With ``temperature``: ready for :func:`fit` (its targets instead of
     ``q`` and ``worlds``; its observations a :class:`PackedObs` when every shard packs exactly)."""
@@ -104,6 +108,7 @@ def _read_shards(paths: list[Path], cap: int | None, temperature: float | None =
         with np.load(path) as data:
             part = {k: data[k][:take] for k in data.files}
         if temperature is not None:
+            part["weight"] = label_weights(part["q"], part["mask"], weighting)
             part["target"] = soft_targets(part.pop("q"), part["mask"], part["choice"], temperature)
             part.pop("worlds", None)
         if packed:
@@ -121,6 +126,7 @@ def _read_shards(paths: list[Path], cap: int | None, temperature: float | None =
         row += take
     if temperature is not None:
         out["target_temperature"] = float(temperature)
+        out["weighting"] = weighting
         if packed and "obs" in out:
             out["obs"] = PackedObs(out["obs"])
     return out
@@ -233,7 +239,9 @@ class FitSettings:
     epochs, learning_rate (Adam's, annealed linearly to 0), minibatch, vf_coef (the value loss's
     weight), max_grad_norm; hidden (a new network's layer widths) and action_head (the width of an
     :class:`~agents.torch_policy.ActionScorer` for a new network, 0: none); seed (torch's: the
-    initial weights and the minibatch order)."""
+    initial weights and the minibatch order); weighting (each label's weight in the
+    cross-entropy, :func:`training.labels.label_weights`: ``none`` or ``stakes``, scaled to mean 1
+    over the training labels)."""
 
     temperature: float = 0.02
     epochs: int = 4
@@ -244,13 +252,14 @@ class FitSettings:
     max_grad_norm: float = 0.5
     seed: int = 0
     action_head: int = 0
+    weighting: str = "none"
 
     @classmethod
     def of(cls, cfg: DistillConfig) -> FitSettings:
         """A distillation config's fit."""
         return cls(temperature=cfg.temperature, epochs=cfg.epochs, learning_rate=cfg.learning_rate,
                    minibatch=cfg.minibatch, hidden=tuple(cfg.hidden), vf_coef=cfg.vf_coef, seed=cfg.seed,
-                   action_head=cfg.action_head)
+                   action_head=cfg.action_head, weighting=cfg.weighting)
 
 
 def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitSettings(),
@@ -280,9 +289,19 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
         if train.get("target_temperature") != temperature:
             raise ConfigError(f"these labels' targets are at temperature {train.get('target_temperature')}, not "
                               f"{temperature}: read them with split_labels(..., temperature={temperature})")
+        if train.get("weighting", "none") != settings.weighting:
+            raise ConfigError(f"these labels' weights are {train.get('weighting', 'none')!r}, not "
+                              f"{settings.weighting!r}: read them with split_labels(..., "
+                              f"weighting={settings.weighting!r})")
         target = torch.from_numpy(train["target"])
+        weight = train["weight"]
     else:
         target = torch.from_numpy(soft_targets(train["q"], train["mask"], train["choice"], temperature))
+        weight = label_weights(train["q"], train["mask"], settings.weighting)
+    if not weight.sum() > 0:
+        raise ConfigError(f"every training label weighs 0 under weighting={settings.weighting!r} (the teacher "
+                          f"values all of their actions alike)")
+    weights = torch.from_numpy(weight / weight.mean(dtype=np.float64)).float()
     ret = torch.from_numpy(train["ret"])
     n = len(ret)
     if n == 0:
@@ -302,7 +321,7 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
                 j = perm[s:s + minibatch]
                 logits, value = model(obs_rows(j), mask[j])
                 logp = torch.log_softmax(logits, dim=-1).masked_fill(~mask[j], 0.0)
-                ce = -(target[j] * logp).sum(-1).mean()
+                ce = -(weights[j] * (target[j] * logp).sum(-1)).mean()
                 v = 0.5 * ((value - ret[j]) ** 2).mean()
                 loss = ce + settings.vf_coef * v
                 optimizer.zero_grad()
@@ -320,7 +339,8 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
                 row |= _held_out(model, test)
             history.append(row)
     model.eval()
-    return model, {"labels": n, "temperature": temperature, "epochs": epochs, "seconds": time.perf_counter() - start,
+    return model, {"labels": n, "temperature": temperature, "weighting": settings.weighting, "epochs": epochs,
+                   "seconds": time.perf_counter() - start,
                    "history": history} | ({"start": before} if before else {})
 
 
@@ -436,7 +456,7 @@ class DistillRun(TrainingRun):
             collected = collect_shards(self.stages[k], settings, cfg.max_shards, cfg.workers, minutes,
                                        progress=self.progress, address=cfg.address)
             train, test = split_labels(self.stages[1:k + 1] + self.stages[:1], cfg.holdout,
-                                       temperature=cfg.temperature)
+                                       temperature=cfg.temperature, weighting=cfg.weighting)
             init = copy.deepcopy(self.start) if isinstance(self.start, ActorCritic) else self.start
             if isinstance(init, ActorCritic) and cfg.imitate and "test_agreement" not in self.warm:
                 self.warm["test_agreement"] = agreement(init, test)

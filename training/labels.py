@@ -48,8 +48,8 @@ from cf_env.vector import VectorGame
 from training.bc import discount_per_seat
 from training.config import DEFAULT_TEACHER
 
-__all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "collect_labels", "collect_labels_env", "collect_shards", "collection_settings",
-           "imitation_labels", "load_labels", "shard_paths", "soft_targets"]
+__all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "WEIGHTINGS", "collect_labels", "collect_labels_env", "collect_shards",
+           "collection_settings", "imitation_labels", "label_weights", "load_labels", "shard_paths", "soft_targets"]
 
 LABEL_KEYS = ("obs", "mask", "q", "worlds", "choice", "ret", "agree")
 RETIRED = -1  #: a slot whose games are all played: the heuristic moves it on, unlabelled
@@ -68,6 +68,27 @@ def soft_targets(q: np.ndarray, mask: np.ndarray, choice: np.ndarray, temperatur
     z -= z.max(axis=1, keepdims=True)
     p = np.exp(z)
     return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+WEIGHTINGS = ("none", "stakes")  #: how :func:`label_weights` weighs each label in a fit
+
+
+def label_weights(q: np.ndarray, mask: np.ndarray, weighting: str) -> np.ndarray:
+    """Each label's weight in a fit's cross-entropy (mean 1 is the caller's business).
+
+    ``"none"``: 1 for every label. ``"stakes"``: the teacher's value that a uniformly random legal
+    choice would lose there, the mean over the legal actions of ``max q - q[a]``. A state whose
+    actions the teacher values alike (ties, which racing stops on, and near-ties that are mostly
+    its worlds' noise) then counts for little, and one where a choice costs much counts most: the
+    student spends its capacity where the teacher's value gaps say the choice matters."""
+    if weighting not in WEIGHTINGS:
+        raise ConfigError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    if weighting == "none":
+        return np.ones(len(q), np.float32)
+    qf = np.where(mask, q.astype(np.float64), np.nan)
+    with np.errstate(invalid="ignore"):
+        stakes = np.nanmean(np.nanmax(qf, axis=1, keepdims=True) - qf, axis=1)
+    return np.nan_to_num(stakes, nan=0.0).astype(np.float32)
 
 
 _LABEL_DTYPES = {"obs": np.float32, "mask": bool, "q": np.float32, "worlds": np.int16, "choice": np.int16,

@@ -41,6 +41,16 @@ def test_soft_targets():
         labels.soft_targets(q, mask, choice, -1.0)
 
 
+def test_stakes_weigh_a_label_by_what_a_random_legal_choice_loses():
+    q = np.array([[0.2, 0.5, 0.9, 0.0], [0.1, 0.1, 0.0, 0.0], [0.3, -0.3, 0.0, 0.0]], np.float32)
+    mask = np.array([[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0]], bool)
+    assert labels.label_weights(q, mask, "none").tolist() == [1, 1, 1]
+    stakes = labels.label_weights(q, mask, "stakes")
+    assert stakes == pytest.approx([0.15, 0.0, 0.3])  # the illegal 0.9 is not the best; a tie weighs 0
+    with pytest.raises(ConfigError, match="weighting must be one of"):
+        labels.label_weights(q, mask, "gaps")
+
+
 @pytest.mark.parametrize("config", [TINY, RulesConfig(num_players=3, max_pip=5, hand_size=4, rounds=1)])
 def test_lockstep_labels_are_the_students_choices_with_the_teachers_values(config):
     teacher = load(TEACHER, config)
@@ -248,6 +258,16 @@ def test_labels_read_for_fitting_pack_exactly_and_fit_the_same_network(tmp_path)
     assert all(torch.equal(a, b) for a, b in zip(nets[0].state_dict().values(), nets[1].state_dict().values()))
     with pytest.raises(ConfigError, match="temperature 0.05, not 0.1"):
         distill.fit(packed, TINY, distill.FitSettings(temperature=0.1, epochs=1), progress=False)
+    # weighted by the stakes: the same network from either form, a different one from the unweighted fit
+    staked, _ = distill.split_labels(tmp_path / "a", holdout=0.25, limit=limit, temperature=0.05, weighting="stakes")
+    assert np.allclose(staked["weight"], labels.label_weights(plain["q"], plain["mask"], "stakes"))
+    settings = distill.FitSettings(temperature=0.05, epochs=2, hidden=(32, 32), seed=1, weighting="stakes")
+    weighed = [distill.fit(t, TINY, settings, progress=False) for t in (plain, staked)]
+    assert all(torch.equal(a, b) for a, b in zip(weighed[0][0].state_dict().values(), weighed[1][0].state_dict().values()))
+    assert weighed[0][1]["weighting"] == "stakes"
+    assert not torch.equal(weighed[0][0].policy.weight, nets[0].policy.weight)
+    with pytest.raises(ConfigError, match="weights are 'none', not 'stakes'"):
+        distill.fit(packed, TINY, settings, progress=False)
     # a shard with a value no code holds: every row is kept as float32 (those before it unpacked)
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     odd = labels.shard_paths(tmp_path / "b")[1]
@@ -345,11 +365,12 @@ def test_the_labels_commands_collect_resume_and_fit(tmp_path):
     net = tmp_path / "net.pt"
     result = CliRunner().invoke(main, ["labels", "fit", str(out), "--out", str(net), "--hidden", "16,16", "--epochs", "2",
                                        "--holdout", "0.34", "--deal-sets", "1", "--opponent", "random",
-                                       "--no-progress"])
+                                       "--weighting", "stakes", "--no-progress"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output[:result.output.rindex("}") + 1])
     assert 0.0 <= report["end"]["test_agreement"] <= 1.0 and report["vs_random"]["games"] == 2
+    assert report["weighting"] == "stakes"
     assert load(str(net)).config.max_pip == 4
-    for bad in (["--hidden", "16,x"], ["--imitate", "heuristic", "--init", "zoo:strong-2p"]):
+    for bad in (["--hidden", "16,x"], ["--imitate", "heuristic", "--init", "zoo:strong-2p"], ["--weighting", "gaps"]):
         result = CliRunner().invoke(main, ["labels", "fit", str(out), "--out", str(tmp_path / "bad.pt"), *bad])
         assert result.exit_code == 2 and not (tmp_path / "bad.pt").exists(), result.output
