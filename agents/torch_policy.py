@@ -19,8 +19,10 @@ from agents.spec import DeviceError, check_device
 from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
 from cf_env.engine import action_table, tile_index
 
-__all__ = ["ActionScorer", "ActorCritic", "DeviceError", "TorchAgent", "model_from_checkpoint", "observation_scale",
-           "grow_hidden", "resolve_device", "widen_weights"]
+__all__ = ["TRUNKS", "ActionScorer", "ActorCritic", "DeviceError", "TorchAgent", "model_from_checkpoint",
+           "observation_scale", "grow_hidden", "resolve_device", "widen_weights"]
+
+TRUNKS = ("tanh", "layernorm")  #: :class:`ActorCritic`'s kinds of hidden layer
 
 
 def resolve_device(device: str) -> str:
@@ -155,16 +157,22 @@ class ActionScorer(nn.Module):
 class ActorCritic(nn.Module):
     """MLP trunk, a policy head over every action id and a value head; with ``action_head`` > 0
     also an :class:`ActionScorer` of that width (which needs the game's ``max_pip`` and
-    ``num_players``) whose scores are added to the policy head's logits."""
+    ``num_players``) whose scores are added to the policy head's logits.
+
+    ``trunk`` is the hidden layers' kind (:data:`TRUNKS`): ``tanh`` (linear then tanh, every
+    network before it) or ``layernorm`` (linear, layer normalisation, then ReLU), which fits the
+    search's labels more closely (lab/results/distill-2p.md)."""
 
     obs_scale: torch.Tensor  # a buffer (register_buffer)
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
                  obs_scale: np.ndarray | None = None, observation_version: int = OBSERVATION_VERSION,
                  obs_index: np.ndarray | None = None, action_head: int = 0, max_pip: int | None = None,
-                 num_players: int | None = None) -> None:
+                 num_players: int | None = None, trunk: str = "tanh") -> None:
         super().__init__()
-        self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        if trunk not in TRUNKS:
+            raise ValueError(f"trunk must be one of {TRUNKS}, got {trunk!r}")
+        self.obs_dim, self.num_actions, self.hidden, self.trunk_kind = obs_dim, num_actions, tuple(hidden), trunk
         self.observation_version = int(observation_version)
         self.action_head, self.max_pip, self.num_players = int(action_head), max_pip, num_players
         if self.action_head < 0:
@@ -182,7 +190,8 @@ class ActorCritic(nn.Module):
         layers: list[nn.Module] = []
         width = obs_dim
         for h in hidden:
-            layers += [nn.Linear(width, h), nn.Tanh()]
+            layers += [nn.Linear(width, h), nn.Tanh()] if trunk == "tanh" else [nn.Linear(width, h), nn.LayerNorm(h),
+                                                                                  nn.ReLU()]
             width = h
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, num_actions)
@@ -209,12 +218,12 @@ class ActorCritic(nn.Module):
 
     @classmethod
     def for_rules(cls, config: RulesConfig, hidden: tuple[int, ...] | list[int] = (256, 256),
-                  action_head: int = 0) -> ActorCritic:
+                  action_head: int = 0, trunk: str = "tanh") -> ActorCritic:
         """A new network for ``config``'s games: the newest observation, scaled, and an action head
         of width ``action_head`` (0: none). What the trainers build."""
         return cls(ObservationEncoder(config).size, config.num_actions, tuple(hidden),
                    obs_scale=observation_scale(config), action_head=action_head, max_pip=config.max_pip,
-                   num_players=config.num_players)
+                   num_players=config.num_players, trunk=trunk)
 
     @torch.no_grad()
     def sharpen(self, scale: float) -> None:
@@ -254,8 +263,9 @@ class ActorCritic(nn.Module):
     def kwargs(self) -> dict:
         head = ({"action_head": self.action_head, "max_pip": self.max_pip, "num_players": self.num_players}
                 if self.action_head else {})
+        kind = {"trunk": self.trunk_kind} if self.trunk_kind != "tanh" else {}  # older checkpoints' kwargs unchanged
         return {"obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(self.hidden),
-                "observation_version": self.observation_version} | head
+                "observation_version": self.observation_version} | head | kind
 
 
 def model_from_checkpoint(data: dict, config: RulesConfig, path: str | Path = "checkpoint") -> ActorCritic:
@@ -283,9 +293,9 @@ def widen_weights(old: ActorCritic, new: ActorCritic, config: RulesConfig) -> No
     hidden sizes) so that ``new`` plays exactly as ``old``: the first layer's columns of the old
     features are copied to where those features sit now, the new features' columns are zero (they
     start unused and training gives them weight). The warm start of the v2 networks."""
-    if old.hidden != new.hidden or old.num_actions != new.num_actions:
-        raise CheckpointError(f"cannot widen network {old.kwargs()} into {new.kwargs()}: hidden sizes and actions "
-                              f"must match")
+    if old.hidden != new.hidden or old.num_actions != new.num_actions or old.trunk_kind != new.trunk_kind:
+        raise CheckpointError(f"cannot widen network {old.kwargs()} into {new.kwargs()}: hidden sizes, trunk and "
+                              f"actions must match")
     index = ObservationEncoder(config, old.observation_version).index
     state = {k: v.clone() for k, v in old.state_dict().items()}
     first = next(k for k in state if k.endswith(".weight") and k.startswith("trunk."))
@@ -310,10 +320,12 @@ def grow_hidden(old: ActorCritic, new: ActorCritic) -> None:
     if (len(old.hidden) != len(new.hidden) or any(o > n for o, n in zip(old.hidden, new.hidden))
             or old.obs_dim != new.obs_dim or old.num_actions != new.num_actions
             or old.observation_version != new.observation_version
-            or old.action_head not in (0, new.action_head)):
+            or old.action_head not in (0, new.action_head)
+            or old.trunk_kind != "tanh" or new.trunk_kind != "tanh"):
         raise CheckpointError(f"cannot grow network {old.kwargs()} into {new.kwargs()}: the new one needs as many "
-                              f"layers, each at least as wide, the same observation and actions, and the same "
-                              f"action head or one where the old network has none")
+                              f"layers, each at least as wide, the same observation and actions, the same "
+                              f"action head or one where the old network has none, and tanh layers (a "
+                              f"layernorm trunk's statistics change with its width)")
     src, dst = old.state_dict(), new.state_dict()
     state = {k: v.clone() for k, v in dst.items()}
     linears = [k[:-len(".weight")] for k in src if k.endswith(".weight")]  # trunk layers, then the heads

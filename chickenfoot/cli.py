@@ -565,6 +565,8 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 @click.option("--hidden", default="256,256", show_default=True, help="The network's layer widths, comma-separated.")
 @click.option("--action-head", type=click.IntRange(min=0), default=0, show_default=True,
               help="Width of an action-scoring head beside the linear one (0: none).")
+@click.option("--trunk", type=click.Choice(["tanh", "layernorm"]), default="tanh", show_default=True,
+              help="The hidden layers' kind: tanh, or layernorm (linear, layer norm, ReLU).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--deal-sets", type=click.IntRange(min=0), default=100, show_default=True,
               help="Then measure it: deal sets of 1 vs the rest --opponent (0: not measured).")
@@ -575,7 +577,7 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: float, temperature: float,
                 weighting: str, init: str | None, imitate: str | None, imitation_games: int, imitation_epochs: int, epochs: int,
-                learning_rate: float, hidden: str, action_head: int, seed: int, deal_sets: int, opponent: str,
+                learning_rate: float, hidden: str, action_head: int, trunk: str, seed: int, deal_sets: int, opponent: str,
                 workers: int, torch_threads: int, no_progress: bool) -> None:
     """Fit a network to the labels in FOLDERS (read in this order; the held-out shards are the
     last folder's), write it to --out and print its held-out agreement, the teacher's value its
@@ -601,10 +603,11 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
         warm: dict[str, Any] = {}
         if imitate:
             start, warm = imitate_agent(imitate, config, imitation_games, imitation_epochs, widths, seed,
-                                        progress=not no_progress, action_head=action_head)
+                                        progress=not no_progress, action_head=action_head, trunk=trunk)
             warm = {k: v for k, v in warm.items() if k != "history"} | {"test_agreement": agreement(start, test)}
         settings = FitSettings(temperature=temperature, epochs=epochs, learning_rate=learning_rate,
-                               hidden=tuple(widths), seed=seed, action_head=action_head, weighting=weighting)
+                               hidden=tuple(widths), seed=seed, action_head=action_head, weighting=weighting,
+                               trunk=trunk)
         model, stats = fit(train, config, settings, init=start, test=test, progress=not no_progress)
         stats["imitation"] = warm
         save_model(model, config, out, stats)

@@ -77,6 +77,8 @@ class RunConfig(BaseModel):
         hidden: MLP widths.
         action_head: width of the action-scoring head added to the policy head
         (:class:`agents.torch_policy.ActionScorer`); 0 (default) for the linear head alone.
+        trunk: the hidden layers' kind, ``tanh`` (default) or ``layernorm`` (linear, layer
+        normalisation, ReLU; :class:`agents.torch_policy.ActorCritic`).
     Checkpoints
         checkpoint_every: updates (iterations for RLlib) between checkpoints.
     Machine
@@ -95,6 +97,7 @@ class RunConfig(BaseModel):
     time_limit_minutes: NonNegativeFloat = 0.0
     hidden: list[PositiveInt] = Field(default_factory=lambda: [256, 256], min_length=1)
     action_head: NonNegativeInt = 0
+    trunk: Literal["tanh", "layernorm"] = "tanh"
     checkpoint_every: PositiveInt = 10
     device: str = "cpu"
 
@@ -465,6 +468,9 @@ class RLlibConfig(RunConfig):
         if self.action_head:
             raise ValueError(f"action_head {self.action_head}: RLlib's module has the linear policy head only; "
                              f"leave action_head at 0 (the distill, PPO and expert trainers build one)")
+        if self.trunk != "tanh":
+            raise ValueError(f"trunk {self.trunk!r}: RLlib's module has tanh layers; leave trunk at 'tanh' (the "
+                             f"distill, PPO and expert trainers build the others)")
         if self.minibatch_size > self.train_batch_size:
             raise ValueError(f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
                              f"({self.train_batch_size})")

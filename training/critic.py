@@ -42,6 +42,9 @@ class PrivilegedCritic(nn.Module):
         copied, the hidden tiles' input weights zero, so the critic starts where the policy
         network's value head is and learns what the hidden tiles add. ``model`` must read the
         newest observation with this critic's scale and have its layer widths."""
+        if model.trunk_kind != "tanh":
+            raise ValueError(f"critic_init: policy copies a tanh trunk into the critic; this network's trunk is "
+                             f"{model.trunk_kind}")
         linears = [m for m in self.body if isinstance(m, nn.Linear)]
         theirs = [m for m in model.trunk if isinstance(m, nn.Linear)] + [model.value]
         if model.obs_index is not None or [m.out_features for m in theirs] != [m.out_features for m in linears]:

@@ -182,13 +182,13 @@ def label_rules(folders: str | Path | Sequence[str | Path]) -> RulesConfig:
 
 
 def _initial_model(init: str | ActorCritic | None, config: RulesConfig, hidden: Sequence[int],
-                   action_head: int = 0) -> ActorCritic:
+                   action_head: int = 0, trunk: str = "tanh") -> ActorCritic:
     """A new network, with ``init``'s weights when given (a path or ``zoo:NAME``, of these rules
     and ``hidden`` sizes or narrower; an older observation version is widened; an action head
     ``init`` lacks starts at zero), or ``init`` itself when it is a network (trained on from there)."""
     if isinstance(init, ActorCritic):
         return init
-    model = ActorCritic.for_rules(config, tuple(hidden), action_head)
+    model = ActorCritic.for_rules(config, tuple(hidden), action_head, trunk)
     if init is not None:
         load_weights(model, config, init)
     return model
@@ -237,7 +237,8 @@ class FitSettings:
 
     temperature: the targets' (0: the teacher's choice; else a softmax over its values);
     epochs, learning_rate (Adam's, annealed linearly to 0), minibatch, vf_coef (the value loss's
-    weight), max_grad_norm; hidden (a new network's layer widths) and action_head (the width of an
+    weight), max_grad_norm; hidden (a new network's layer widths), trunk (its kind of hidden
+    layer, :data:`agents.torch_policy.TRUNKS`) and action_head (the width of an
     :class:`~agents.torch_policy.ActionScorer` for a new network, 0: none); seed (torch's: the
     initial weights and the minibatch order); weighting (each label's weight in the
     cross-entropy, :func:`training.labels.label_weights`: ``none`` or ``stakes``, scaled to mean 1
@@ -253,13 +254,14 @@ class FitSettings:
     seed: int = 0
     action_head: int = 0
     weighting: str = "none"
+    trunk: str = "tanh"
 
     @classmethod
     def of(cls, cfg: DistillConfig) -> FitSettings:
         """A distillation config's fit."""
         return cls(temperature=cfg.temperature, epochs=cfg.epochs, learning_rate=cfg.learning_rate,
                    minibatch=cfg.minibatch, hidden=tuple(cfg.hidden), vf_coef=cfg.vf_coef, seed=cfg.seed,
-                   action_head=cfg.action_head, weighting=cfg.weighting)
+                   action_head=cfg.action_head, weighting=cfg.weighting, trunk=cfg.trunk)
 
 
 def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitSettings(),
@@ -276,7 +278,7 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
     seed = settings.seed
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
-    model = _initial_model(init, config, settings.hidden, settings.action_head)
+    model = _initial_model(init, config, settings.hidden, settings.action_head, settings.trunk)
     optimizer = torch.optim.Adam(model.parameters(), lr=settings.learning_rate)
     if isinstance(train["obs"], PackedObs):
         packed: PackedObs = train["obs"]
@@ -346,7 +348,7 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
 
 def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Sequence[int] = (256, 256),
             seed: int = 0, learning_rate: float = 1e-3, progress: bool = True,
-            action_head: int = 0) -> tuple[ActorCritic, dict[str, Any]]:
+            action_head: int = 0, trunk: str = "tanh") -> tuple[ActorCritic, dict[str, Any]]:
     """A warm start: a network fitted from scratch to ``games`` games of ``agent``'s own play
     (:func:`training.labels.imitation_labels`, its choices as targets), before the teacher's
     labels. With the heuristic it costs no search and starts the network from the heuristic's
@@ -355,7 +357,8 @@ def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Se
 
     labels = imitation_labels(load(agent, config), config, games, seed)
     model, stats = fit(labels, config, FitSettings(temperature=0.0, epochs=epochs, learning_rate=learning_rate,
-                                                   hidden=tuple(hidden), seed=seed, action_head=action_head),
+                                                   hidden=tuple(hidden), seed=seed, action_head=action_head,
+                                                   trunk=trunk),
                        progress=progress)
     return model, {"agent": agent, "games": games, **stats}
 
@@ -442,7 +445,8 @@ class DistillRun(TrainingRun):
         if cfg.imitate:
             with stop.at_once():
                 self.start, warm = imitate(cfg.imitate, self.rules, cfg.imitation_games, cfg.imitation_epochs,
-                                           cfg.hidden, cfg.seed, progress=self.progress, action_head=cfg.action_head)
+                                           cfg.hidden, cfg.seed, progress=self.progress, action_head=cfg.action_head,
+                                           trunk=cfg.trunk)
             self.warm = {k: v for k, v in warm.items() if k != "history"}
 
     def step(self, stop: StopSignals) -> dict[str, float]:

@@ -110,6 +110,9 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
     if old.action_head not in (0, model.action_head):
         raise CheckpointError(f"init_checkpoint {spec} has an action head of width {old.action_head}, the config "
                               f"builds {model.action_head or 'none'}; set action_head to match")
+    if old.trunk_kind != model.trunk_kind:
+        raise CheckpointError(f"init_checkpoint {spec} has a {old.trunk_kind} trunk, the config builds "
+                              f"{model.trunk_kind}; set trunk to match")
     if old.observation_version != model.observation_version:
         widened = ActorCritic(**{**model.kwargs(), "hidden": tuple(old.hidden), "action_head": 0},
                               obs_scale=model.state_dict()["obs_scale"].cpu().numpy())
@@ -369,7 +372,7 @@ class NetworkRun(TrainingRun):
         # --- the network and its optimiser (on cfg.device; games stay on the CPU)
         self.device = resolve_device(cfg.device)
         self.encoder = ObservationEncoder(self.rules)
-        self.model = ActorCritic.for_rules(self.rules, tuple(cfg.hidden), cfg.action_head).to(self.device)
+        self.model = ActorCritic.for_rules(self.rules, tuple(cfg.hidden), cfg.action_head, cfg.trunk).to(self.device)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate, eps=1e-5)
 
     # -------------------------------------------------------------- what a trainer adds
