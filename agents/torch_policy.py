@@ -190,8 +190,8 @@ class ActorCritic(nn.Module):
         layers: list[nn.Module] = []
         width = obs_dim
         for h in hidden:
-            layers += [nn.Linear(width, h), nn.Tanh()] if trunk == "tanh" else [nn.Linear(width, h), nn.LayerNorm(h),
-                                                                                  nn.ReLU()]
+            shape = [nn.Tanh()] if trunk == "tanh" else [nn.LayerNorm(h), nn.ReLU()]
+            layers += [nn.Linear(width, h), *shape]
             width = h
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, num_actions)

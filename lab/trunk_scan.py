@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from agents.torch_policy import observation_scale
-from training.distill import _read_shards, label_rules, split_paths
+from training.distill import _read_shards, _regret, label_rules, split_paths
 from training.labels import soft_targets
 
 __all__ = ["KINDS", "main", "scan"]
@@ -71,12 +71,10 @@ def _gaps(labels: dict[str, np.ndarray]) -> np.ndarray:
 def _measure(net: _Policy, labels: dict[str, np.ndarray], clear: np.ndarray) -> dict[str, float]:
     picks = torch.cat([net(torch.from_numpy(labels["obs"][i:i + 4096]), torch.from_numpy(labels["mask"][i:i + 4096]))
                        .argmax(-1) for i in range(0, len(clear), 4096)]).numpy()
-    q = labels["q"]
-    best = np.where(labels["mask"], q, -np.inf).max(axis=1)
     agree = picks == labels["choice"]
     return {"agreement": round(float(agree.mean()), 4),
             "clear_agreement": round(float(agree[clear].mean()), 4) if clear.any() else None,
-            "regret": round(float((best - q[np.arange(len(q)), picks]).mean()), 5)}
+            "regret": round(_regret(picks, labels), 5)}
 
 
 def scan(folders: Sequence[str | Path], kinds: Sequence[str], shards: int | None = None, epochs: int = 8,

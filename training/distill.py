@@ -62,8 +62,8 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     With ``temperature``, the training labels come ready for :func:`fit` in less than half the
     memory (about 1.5 kB a label for the 4-player double-9 rules, 3.2 kB without): the soft
     targets at that temperature replace ``q`` and ``worlds``, and the observations are a
-    :class:`PackedObs`; each label's ``weight`` (:func:`training.labels.label_weights` of
-    ``weighting``) is kept beside them. Without it, every array is as the shards hold it.
+    :class:`PackedObs`; with a ``weighting`` other than ``none``, each label's ``weight``
+    (:func:`training.labels.label_weights`) is kept beside them. Without it, every array is as the shards hold it.
 
     ``folder`` may be several collections of one rule set (say a heuristic-played one and DAgger
     rounds played by networks fitted to it): their shards are read in the order given."""
@@ -108,7 +108,8 @@ def _read_shards(paths: list[Path], cap: int | None, temperature: float | None =
         with np.load(path) as data:
             part = {k: data[k][:take] for k in data.files}
         if temperature is not None:
-            part["weight"] = label_weights(part["q"], part["mask"], weighting)
+            if weighting != "none":
+                part["weight"] = label_weights(part["q"], part["mask"], weighting)
             part["target"] = soft_targets(part.pop("q"), part["mask"], part["choice"], temperature)
             part.pop("worlds", None)
         if packed:
@@ -130,6 +131,19 @@ def _read_shards(paths: list[Path], cap: int | None, temperature: float | None =
         if packed and "obs" in out:
             out["obs"] = PackedObs(out["obs"])
     return out
+
+
+def _label_weights(train: dict[str, Any], weighting: str) -> torch.Tensor | None:
+    """Each training label's weight in :func:`fit`'s cross-entropy, scaled to mean 1 (``None``
+    for ``weighting="none"``: every label alike, no product in the loop): read ready by
+    :func:`split_labels`, or computed here from the values."""
+    if weighting == "none":
+        return None
+    weight = train["weight"] if "weight" in train else label_weights(train["q"], train["mask"], weighting)
+    if not weight.sum() > 0:
+        raise ConfigError(f"every training label weighs 0 under weighting={weighting!r} (the teacher values all "
+                          f"of their actions alike)")
+    return torch.from_numpy(weight / weight.mean(dtype=np.float64)).float()
 
 
 class PackedObs:
@@ -296,14 +310,9 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
                               f"{settings.weighting!r}: read them with split_labels(..., "
                               f"weighting={settings.weighting!r})")
         target = torch.from_numpy(train["target"])
-        weight = train["weight"]
     else:
         target = torch.from_numpy(soft_targets(train["q"], train["mask"], train["choice"], temperature))
-        weight = label_weights(train["q"], train["mask"], settings.weighting)
-    if not weight.sum() > 0:
-        raise ConfigError(f"every training label weighs 0 under weighting={settings.weighting!r} (the teacher "
-                          f"values all of their actions alike)")
-    weights = torch.from_numpy(weight / weight.mean(dtype=np.float64)).float()
+    weights = _label_weights(train, settings.weighting)
     ret = torch.from_numpy(train["ret"])
     n = len(ret)
     if n == 0:
@@ -323,7 +332,8 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
                 j = perm[s:s + minibatch]
                 logits, value = model(obs_rows(j), mask[j])
                 logp = torch.log_softmax(logits, dim=-1).masked_fill(~mask[j], 0.0)
-                ce = -(weights[j] * (target[j] * logp).sum(-1)).mean()
+                per_label = (target[j] * logp).sum(-1)
+                ce = -(per_label.mean() if weights is None else (weights[j] * per_label).mean())
                 v = 0.5 * ((value - ret[j]) ** 2).mean()
                 loss = ce + settings.vf_coef * v
                 optimizer.zero_grad()
