@@ -8,6 +8,7 @@ and zero gradient.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import torch
@@ -19,8 +20,8 @@ from agents.spec import DeviceError, check_device
 from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
 from cf_env.engine import action_table, tile_index
 
-__all__ = ["TRUNKS", "ActionScorer", "ActorCritic", "DeviceError", "TorchAgent", "model_from_checkpoint",
-           "observation_scale", "grow_hidden", "resolve_device", "widen_weights"]
+__all__ = ["TRUNKS", "ActionScorer", "ActorCritic", "DeviceError", "PolicyEnsemble", "TorchAgent",
+           "model_from_checkpoint", "observation_scale", "grow_hidden", "resolve_device", "widen_weights"]
 
 TRUNKS = ("tanh", "layernorm")  #: :class:`ActorCritic`'s kinds of hidden layer
 
@@ -268,19 +269,94 @@ class ActorCritic(nn.Module):
                 "observation_version": self.observation_version} | head | kind
 
 
-def model_from_checkpoint(data: dict, config: RulesConfig, path: str | Path = "checkpoint") -> ActorCritic:
-    """The :class:`ActorCritic` of loaded checkpoint ``data`` for games of ``config``, reading the
-    newest observation whatever version it was trained on (a v1 network picks its 229 features
-    out of v2's vector, see :meth:`ObservationEncoder.select`)."""
-    kwargs = dict(data["model_kwargs"])
+class PolicyEnsemble(nn.Module):
+    """Several trained networks that play as one: the policy is the normalised geometric mean of
+    the members' policies (the mean of their log-probabilities, which :class:`TorchAgent` treats as
+    logits: its argmax is the move the members agree on most), the value the mean of their values.
+
+    Networks distilled from the same search make partly independent errors, so averaging them
+    plays better than any member (lab/results/distill-2p.md). An ensemble plays wherever a network
+    plays (``chickenfoot eval``, a search's ``rollout=``, a label collection's ``--student``) but is
+    not trained: a trainer starting from it refuses it (:func:`training.run.load_weights`); fit one
+    of its members instead. ``chickenfoot ensemble`` writes one from checkpoints."""
+
+    def __init__(self, members: list[ActorCritic], obs_dim: int) -> None:
+        super().__init__()
+        if len(members) < 2:
+            raise ValueError(f"an ensemble needs at least two networks, got {len(members)}")
+        if len({m.num_actions for m in members}) != 1:
+            raise CheckpointError(f"the networks score different numbers of actions: {[m.num_actions for m in members]}")
+        for i, m in enumerate(members):
+            if m.obs_dim != obs_dim and m.obs_index is None:
+                raise CheckpointError(f"network {i} reads {m.obs_dim} features and cannot pick them out of "
+                                      f"observation v{OBSERVATION_VERSION}'s {obs_dim}")
+        self.members = nn.ModuleList(members)
+        self.obs_dim, self.num_actions = obs_dim, members[0].num_actions
+        self.observation_version, self.obs_index = OBSERVATION_VERSION, None  # each member reads its own
+
+    @classmethod
+    def from_checkpoints(cls, specs: list[str], config: RulesConfig | None = None) -> tuple[PolicyEnsemble, RulesConfig]:
+        """The ensemble of the networks in checkpoint files or ``zoo:NAME`` ``specs``, and the
+        rules it plays (the first checkpoint's, or ``config``); every network must read the same
+        game (players and set). :class:`CheckpointError` names the one that does not."""
+        from agents import zoo_path
+
+        members: list[ActorCritic] = []
+        for spec in specs:
+            path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+            data = load_checkpoint(path)
+            if config is None:
+                config = RulesConfig.from_dict(data["rules"])
+            check_compatible(data, config, path)
+            model = model_from_checkpoint(data, config, path)
+            if isinstance(model, PolicyEnsemble):
+                raise CheckpointError(f"{spec} is itself an ensemble of {len(model.members)} networks; list its "
+                                      f"members' checkpoints instead")
+            members.append(model)
+        if config is None:
+            raise ValueError("an ensemble needs at least two networks, got none")
+        return cls(members, ObservationEncoder(config).size), config
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked scores ``(B, A)`` (the mean log-probability) and values ``(B,)``, as
+        :meth:`ActorCritic.forward`."""
+        mask = mask.bool()
+        outputs = [member(obs, mask) for member in self.members]
+        logp = torch.stack([torch.log_softmax(logits, dim=-1).masked_fill(~mask, 0.0) for logits, _ in outputs]).mean(0)
+        values = torch.stack([value for _, value in outputs]).mean(0)
+        return logp.masked_fill(~mask, torch.finfo(logp.dtype).min), values
+
+    def kwargs(self) -> dict:
+        return {"ensemble": [cast(ActorCritic, m).kwargs() for m in self.members], "obs_dim": self.obs_dim,
+                "num_actions": self.num_actions, "observation_version": self.observation_version}
+
+
+def _network(kwargs: dict, config: RulesConfig, version: int, path: str | Path) -> ActorCritic:
+    """An untrained :class:`ActorCritic` built from a checkpoint's recorded ``kwargs``."""
+    kwargs = dict(kwargs)
     kwargs["hidden"] = tuple(kwargs["hidden"])
-    version = int(kwargs.pop("observation_version", data["observation_version"]))
+    version = int(kwargs.pop("observation_version", version))
     enc = ObservationEncoder(config, version)
     if kwargs.get("obs_dim") != enc.size:
         raise CheckpointError(f"{path}: the network reads {kwargs.get('obs_dim')} features, but observation v{version} "
                               f"of this game has {enc.size}")
-    model = ActorCritic(**kwargs, observation_version=version,
-                        obs_index=enc.index if version != OBSERVATION_VERSION else None)
+    return ActorCritic(**kwargs, observation_version=version,
+                       obs_index=enc.index if version != OBSERVATION_VERSION else None)
+
+
+def model_from_checkpoint(data: dict, config: RulesConfig,
+                          path: str | Path = "checkpoint") -> ActorCritic | PolicyEnsemble:
+    """The network of loaded checkpoint ``data`` for games of ``config`` (a
+    :class:`PolicyEnsemble` when the checkpoint holds several), reading the newest observation
+    whatever version it was trained on (a v1 network picks its 229 features out of v2's vector,
+    see :meth:`ObservationEncoder.select`)."""
+    kwargs = data["model_kwargs"]
+    model: ActorCritic | PolicyEnsemble
+    if "ensemble" in kwargs:
+        members = [_network(k, config, data["observation_version"], path) for k in kwargs["ensemble"]]
+        model = PolicyEnsemble(members, ObservationEncoder(config).size)
+    else:
+        model = _network(kwargs, config, data["observation_version"], path)
     try:
         model.load_state_dict(data["model"])
     except (RuntimeError, KeyError) as exc:
@@ -346,7 +422,7 @@ class TorchAgent:
     default) or a sample from ``softmax(logits / temperature)`` drawn with the generator given to
     :meth:`act` (the spec ``PATH:temperature=T``)."""
 
-    def __init__(self, model: ActorCritic, config: RulesConfig, name: str = "torch",
+    def __init__(self, model: ActorCritic | PolicyEnsemble, config: RulesConfig, name: str = "torch",
                  deterministic: bool = True, device: str = "cpu", temperature: float = 1.0) -> None:
         if not temperature > 0:
             raise ValueError(f"temperature must be positive, got {temperature}")

@@ -623,6 +623,31 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
 
 
 @main.command()
+@click.argument("checkpoints", nargs=-1, required=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The ensemble checkpoint to write.")
+def ensemble(checkpoints: tuple[str, ...], out: str) -> None:
+    """Write one checkpoint that plays CHECKPOINTS (paths or zoo:NAME, two or more networks of
+    the same game) as one agent: the move their policies agree on most (the mean of their
+    log-probabilities). It plays wherever a checkpoint plays; trainers refuse it as a start."""
+    if len(checkpoints) < 2:
+        raise click.UsageError("an ensemble needs at least two checkpoints")
+    from cf_env.packages import require_extra
+
+    try:
+        require_extra("torch", "train", "chickenfoot ensemble")
+        from agents.checkpoint import model_payload, save_checkpoint
+        from agents.torch_policy import PolicyEnsemble
+
+        model, config = PolicyEnsemble.from_checkpoints(list(checkpoints))
+        save_checkpoint(out, model_payload(model, config, 0, {"ensemble": list(checkpoints)}))
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+    params = sum(p.numel() for p in model.parameters())
+    click.echo(f"ensemble of {len(checkpoints)} networks ({params:,} weights) written to {out} "
+               f"(chickenfoot eval {out} heuristic --players {config.num_players})")
+
+
+@main.command()
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--players", type=click.IntRange(min=2), default=4, show_default=True)
 @click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True)

@@ -103,6 +103,9 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
         raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
                               f"the config says {rules.to_dict()}")
     old = model_from_checkpoint(data, rules, path)
+    if not isinstance(old, ActorCritic):
+        raise CheckpointError(f"init_checkpoint {spec} is an ensemble of {len(old.members)} networks, which plays but "
+                              f"is not trained; start from one of its members instead")
     grows = len(old.hidden) == len(model.hidden) and all(o <= n for o, n in zip(old.hidden, model.hidden))
     if not grows or old.num_actions != model.num_actions:
         raise CheckpointError(f"init_checkpoint {spec} has network {old.kwargs()}, "
