@@ -104,7 +104,7 @@ def test_a_network_of_an_older_observation_joins_an_ensemble():
     two_player = RulesConfig(num_players=2)
     v1 = TorchAgent.from_checkpoint(V1_NETWORK, two_player).model
     assert v1.observation_version == 1
-    ensemble, _ = PolicyEnsemble.from_checkpoints([str(V1_NETWORK), "zoo:strong-2p"], two_player)
+    ensemble, _ = PolicyEnsemble.from_checkpoints([str(V1_NETWORK), "zoo:strong-2p-545k"], two_player)
     enc = ObservationEncoder(two_player)
     rows = random_positions(two_player, seed=2, count=20)
     obs = torch.as_tensor(np.stack([enc.encode(g, s) for g, s in rows]))
