@@ -3,7 +3,9 @@
 A checkpoint is one ``torch.save`` file holding plain Python values and tensors (it loads with
 ``weights_only=True``): ``model`` (state dict), ``model_kwargs``, ``rules`` (the RulesConfig),
 ``observation_version``, ``action_encoding``, ``num_actions``, ``train_step``, ``train_config``,
-``package_version``, and optionally ``optimizer`` and ``trainer_state`` for ``--resume``.
+``package_version``, and optionally ``optimizer`` and ``trainer_state`` for ``--resume``, and
+``precision`` (with ``weight_scales`` and ``weight_group`` for int8) for weights stored narrower
+than float32 (:func:`store_weights`), which :func:`load_checkpoint` widens back.
 Writes are atomic and durable: a temporary file in the same folder, fsynced, then ``os.replace``,
 then an fsync of the folder so that the rename survives a crash too.
 """
@@ -20,8 +22,8 @@ from typing import Any
 from cf_env import OBSERVATION_VERSION, ChickenFootError, RulesConfig, __version__
 from cf_env.observation import VERSIONS
 
-__all__ = ["ACTION_ENCODING", "CHECKPOINT_FORMAT", "CheckpointError", "atomic_write", "load_checkpoint", "save_checkpoint",
-           "check_compatible"]
+__all__ = ["ACTION_ENCODING", "CHECKPOINT_FORMAT", "INT8_GROUP", "PRECISIONS", "CheckpointError", "atomic_write",
+           "check_compatible", "load_checkpoint", "model_payload", "save_checkpoint", "store_weights"]
 
 CHECKPOINT_FORMAT = "chickenfoot-rl/checkpoint/v1"
 ACTION_ENCODING = "m*K+x plays {m,x} on an open m exposing x; K*K draw; K*K+1 pass"
@@ -81,12 +83,77 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def model_payload(model: Any, rules: RulesConfig, train_step: int, train_config: dict[str, Any]) -> dict[str, Any]:
+PRECISIONS = ("float32", "float16", "int8")
+INT8_GROUP = 64  # the columns of a weight matrix that share one int8 scale
+
+
+def model_payload(model: Any, rules: RulesConfig, train_step: int, train_config: dict[str, Any],
+                  precision: str = "float32") -> dict[str, Any]:
     """The weights-only payload of an :class:`agents.torch_policy.ActorCritic` (what
-    ``TorchAgent.from_checkpoint`` and ``chickenfoot eval`` read); every trainer writes this."""
-    return {"model": model.state_dict(), "model_kwargs": model.kwargs(), "rules": rules.to_dict(),
+    ``TorchAgent.from_checkpoint`` and ``chickenfoot eval`` read); every trainer writes this.
+
+    ``precision`` is how the weights are stored (:func:`store_weights`): ``float16`` halves the
+    file and ``int8`` quarters it; :func:`load_checkpoint` widens them back to float32. For a
+    network that is shipped, not for one that goes on training."""
+    state, scales = store_weights(model.state_dict(), precision)
+    stored: dict[str, Any] = {} if precision == "float32" else {"precision": precision}
+    if scales:
+        stored |= {"weight_scales": scales, "weight_group": INT8_GROUP}
+    return {"model": state, "model_kwargs": model.kwargs(), "rules": rules.to_dict(),
             "observation_version": int(getattr(model, "observation_version", OBSERVATION_VERSION)),
-            "num_actions": rules.num_actions, "train_step": int(train_step), "train_config": dict(train_config)}
+            "num_actions": rules.num_actions, "train_step": int(train_step), "train_config": dict(train_config),
+            **stored}
+
+
+def store_weights(state: dict[str, Any], precision: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``state`` (a state dict) as stored at ``precision``, and the int8 scales.
+
+    ``float16`` stores every floating-point tensor in float16. ``int8`` stores each weight matrix
+    as int8 with one float16 scale for every :data:`INT8_GROUP` columns of a row (the group's
+    largest magnitude maps to 127), and the other tensors (biases, norms) in float16. On the
+    2-player ensemble float16 changes no move and int8 about 1 in 100, all near ties, and the
+    ensemble's strength does not move (lab/results/distill-2p.md)."""
+    import torch
+
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    if precision == "float32":
+        return dict(state), {}
+    stored: dict[str, Any] = {}
+    scales: dict[str, Any] = {}
+    for key, value in state.items():
+        if not value.is_floating_point():
+            stored[key] = value
+        elif precision == "int8" and value.dim() == 2:
+            rows, cols = value.shape
+            groups = torch.nn.functional.pad(value.float(), (0, -cols % INT8_GROUP)).reshape(rows, -1, INT8_GROUP)
+            scale = (groups.abs().amax(-1) / 127).half()
+            scale = torch.where(scale > 0, scale, torch.ones_like(scale))  # an all-zero group stays zero
+            codes = torch.round(groups / scale.float().unsqueeze(-1)).clamp(-127, 127).to(torch.int8)
+            stored[key], scales[key] = codes.reshape(rows, -1)[:, :cols].contiguous(), scale
+        else:
+            stored[key] = value.half()
+    return stored, scales
+
+
+def _widen_weights(data: dict[str, Any], path: Path) -> None:
+    """Replace a float16 or int8 checkpoint's ``model`` by its float32 state dict, in place."""
+    import torch
+
+    scales = data.pop("weight_scales", None) or {}
+    group = int(data.pop("weight_group", INT8_GROUP))
+    state = data["model"]
+    if not isinstance(state, dict) or not set(scales) <= set(state):
+        raise CheckpointError(f"{path}: its int8 scales name weights the checkpoint does not hold")
+    for key, value in list(state.items()):
+        if key in scales:
+            rows, cols = value.shape
+            scale = scales[key].float().repeat_interleave(group, dim=1)[:, :cols]
+            if scale.shape != value.shape:
+                raise CheckpointError(f"{path}: the int8 scales of {key} do not fit its {rows}x{cols} weights")
+            state[key] = value.float() * scale
+        elif isinstance(value, torch.Tensor) and value.is_floating_point():
+            state[key] = value.float()
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
@@ -125,6 +192,11 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         )
     if data.get("action_encoding", ACTION_ENCODING) != ACTION_ENCODING:
         raise CheckpointError(f"{path} uses another action encoding: {data.get('action_encoding')!r}")
+    if data.get("precision", "float32") not in PRECISIONS:
+        raise CheckpointError(f"{path} stores its weights as {data['precision']!r}; this package reads "
+                              f"{', '.join(PRECISIONS)}")
+    if data.get("precision", "float32") != "float32":
+        _widen_weights(data, path)
     return data
 
 

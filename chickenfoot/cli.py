@@ -625,7 +625,10 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
 @main.command()
 @click.argument("checkpoints", nargs=-1, required=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The ensemble checkpoint to write.")
-def ensemble(checkpoints: tuple[str, ...], out: str) -> None:
+@click.option("--precision", type=click.Choice(["float32", "float16", "int8"]), default="float32", show_default=True,
+              help="How the weights are stored: float16 halves the file, int8 quarters it (a scale for every 64 "
+                   "weights); both are widened back to float32 on load. zoo:strong-2p is int8.")
+def ensemble(checkpoints: tuple[str, ...], out: str, precision: str) -> None:
     """Write one checkpoint that plays CHECKPOINTS (paths or zoo:NAME, two or more networks of
     the same game) as one agent: the move their policies agree on most (the mean of their
     log-probabilities). It plays wherever a checkpoint plays; trainers refuse it as a start."""
@@ -639,11 +642,11 @@ def ensemble(checkpoints: tuple[str, ...], out: str) -> None:
         from agents.torch_policy import PolicyEnsemble
 
         model, config = PolicyEnsemble.from_checkpoints(list(checkpoints))
-        save_checkpoint(out, model_payload(model, config, 0, {"ensemble": list(checkpoints)}))
+        save_checkpoint(out, model_payload(model, config, 0, {"ensemble": list(checkpoints)}, precision=precision))
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     params = sum(p.numel() for p in model.parameters())
-    click.echo(f"ensemble of {len(checkpoints)} networks ({params:,} weights) written to {out} "
+    click.echo(f"ensemble of {len(checkpoints)} networks ({params:,} weights, {precision}) written to {out} "
                f"(chickenfoot eval {out} heuristic --players {config.num_players})")
 
 

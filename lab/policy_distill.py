@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from agents import zoo_path
+from agents.checkpoint import PRECISIONS, load_checkpoint
 from agents.torch_policy import ActorCritic, PolicyEnsemble, TorchAgent
 from training.distill import FitSettings, fit, label_rules, save_model, split_labels
 
@@ -41,7 +42,8 @@ def policy_targets(model: ActorCritic | PolicyEnsemble, obs: object, mask: np.nd
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> dict:
+def parser() -> argparse.ArgumentParser:
+    """The command line :func:`main` reads."""
     parser = argparse.ArgumentParser(prog="python -m lab.policy_distill", description=__doc__.split("\n\n")[0])
     parser.add_argument("--labels", nargs="+", required=True, help="Label folders (the last one's last shards held out).")
     parser.add_argument("--teacher", required=True, help="The checkpoint (a path or zoo:NAME) whose policy is the target.")
@@ -56,20 +58,28 @@ def main(argv: Sequence[str] | None = None) -> dict:
     parser.add_argument("--trunk", default="layernorm", choices=["tanh", "layernorm"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--torch-threads", type=int, default=2)
-    args = parser.parse_args(argv)
+    parser.add_argument("--precision", default="float32", choices=PRECISIONS, help="How the weights are stored.")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> dict:
+    args = parser().parse_args(argv)
     if not 0.0 <= args.mix <= 1.0:
-        parser.error(f"--mix is the teacher network's share, in [0, 1], got {args.mix}")
+        parser().error(f"--mix is the teacher network's share, in [0, 1], got {args.mix}")
     torch.set_num_threads(args.torch_threads)
     config = label_rules(args.labels)
     train, test = split_labels(args.labels, args.holdout, temperature=args.temperature)
-    teacher = TorchAgent.from_checkpoint(zoo_path(args.teacher[4:]) if args.teacher.startswith("zoo:") else args.teacher,
-                                         config).model
+    teacher_path = zoo_path(args.teacher[4:]) if args.teacher.startswith("zoo:") else args.teacher
+    teacher = TorchAgent.from_checkpoint(teacher_path, config).model
+    members = load_checkpoint(teacher_path)["train_config"].get("ensemble")
     train["target"] = args.mix * policy_targets(teacher, train["obs"], train["mask"]) + (1 - args.mix) * train["target"]
     settings = FitSettings(temperature=args.temperature, epochs=args.epochs, learning_rate=args.learning_rate,
                            hidden=tuple(int(w) for w in args.hidden.split(",")), trunk=args.trunk, seed=args.seed)
     model, stats = fit(train, config, settings, init=args.init, test=test, progress=False)
-    stats |= {"teacher": args.teacher, "mix": args.mix}
-    save_model(model, config, args.out, stats)
+    stats |= {"teacher": args.teacher, "mix": args.mix, "init": args.init, "learning_rate": args.learning_rate}
+    if members:  # the teacher's members, so that the student's file says what it learnt from
+        stats["teacher_ensemble"] = members
+    save_model(model, config, args.out, stats, precision=args.precision)
     print(json.dumps({k: v for k, v in stats.items() if k != "history"} | {"end": stats["history"][-1]}, indent=2))
     return stats
 

@@ -373,11 +373,13 @@ def imitate(agent: str, config: RulesConfig, games: int, epochs: int, hidden: Se
     return model, {"agent": agent, "games": games, **stats}
 
 
-def save_model(model: ActorCritic, config: RulesConfig, path: str | Path, stats: dict[str, Any]) -> Path:
-    """A checkpoint ``chickenfoot eval`` and ``agents.load`` read."""
+def save_model(model: ActorCritic, config: RulesConfig, path: str | Path, stats: dict[str, Any],
+               precision: str = "float32") -> Path:
+    """A checkpoint ``chickenfoot eval`` and ``agents.load`` read (``precision``: how its weights
+    are stored, see :func:`agents.checkpoint.store_weights`)."""
     return save_checkpoint(path, model_payload(model, config, int(stats["labels"]),
                                                {"trainer": "distill", **{k: v for k, v in stats.items()
-                                                                         if k != "history"}}))
+                                                                         if k != "history"}}, precision=precision))
 
 
 def strength(model: ActorCritic, config: RulesConfig, opponent: str, deal_sets: int, seed: int,

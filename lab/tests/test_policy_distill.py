@@ -1,5 +1,5 @@
 """lab/policy_distill.py: the targets are the teacher network's policy, and the student fitted to
-them plays closer to that teacher than it did."""
+them (stored in float16) plays closer to that teacher than it did."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import model_payload, save_checkpoint
+from agents.checkpoint import load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, PolicyEnsemble, TorchAgent
 from cf_env import RulesConfig
 from lab import policy_distill
@@ -51,11 +51,15 @@ def test_the_student_learns_the_teacher_networks_policy(tmp_path, capsys):
     stats = policy_distill.main(["--labels", str(tmp_path / "a"), "--teacher", str(tmp_path / "ens.pt"), "--init",
                                  str(tmp_path / "start.pt"), "--out", str(tmp_path / "student.pt"), "--hidden", "32",
                                  "--trunk", "tanh", "--epochs", "30", "--learning-rate", "3e-3", "--holdout", "0.34",
-                                 "--torch-threads", "1"])
+                                 "--torch-threads", "1", "--precision", "float16"])
     student = TorchAgent.from_checkpoint(tmp_path / "student.pt").model
     after = _agreement(student, ensemble, obs, mask)
     assert after > max(before, 0.8), (before, after)
     assert stats["teacher"] == str(tmp_path / "ens.pt") and stats["mix"] == 1.0
+    written = load_checkpoint(tmp_path / "student.pt")
+    assert written["train_config"]["teacher_ensemble"] == members  # what the teacher was made of
+    assert written["train_config"]["init"] == str(tmp_path / "start.pt")
+    assert written["precision"] == "float16"
     assert '"test_regret"' in capsys.readouterr().out
     with pytest.raises(SystemExit):
         policy_distill.main(["--labels", str(tmp_path / "a"), "--teacher", str(tmp_path / "ens.pt"), "--out",

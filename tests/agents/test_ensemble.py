@@ -134,3 +134,27 @@ def test_what_cannot_take_an_ensemble_refuses_it(tmp_path):
     assert not (tmp_path / "bad.pt").exists() and not (tmp_path / "one.pt").exists()
     with pytest.raises(ValueError, match="at least two networks"):
         PolicyEnsemble([ActorCritic.for_rules(CONFIG, (8,))], ENC.size)
+
+
+@pytest.mark.parametrize("precision, dtype, share", [("float16", torch.float16, 0.6), ("int8", torch.int8, 0.4)])
+def test_narrower_weights_load_as_float32_and_play_alike(tmp_path, precision, dtype, share):
+    paths = _networks(tmp_path)
+    full, narrow = tmp_path / "full.pt", tmp_path / f"{precision}.pt"
+    for out, flags in ((full, []), (narrow, ["--precision", precision])):
+        result = CliRunner().invoke(main, ["ensemble", *paths, "--out", str(out), *flags])
+        assert result.exit_code == 0, result.output
+    assert f"weights, {precision})" in result.output
+    raw = torch.load(narrow, weights_only=True)  # as stored: the weight matrices narrow
+    matrices = [v for v in raw["model"].values() if v.dim() == 2]
+    assert matrices and all(v.dtype == dtype for v in matrices)
+    assert narrow.stat().st_size < share * full.stat().st_size
+    data = load_checkpoint(narrow)  # as loaded: float32 again, ready for any network
+    assert data["precision"] == precision and "weight_scales" not in data
+    assert all(v.dtype == torch.float32 for v in data["model"].values() if v.is_floating_point())
+    wide, small = (agents.load(str(p), CONFIG).model for p in (full, narrow))
+    obs, mask = _batch(200, seed=9)
+    with torch.no_grad():
+        a, b = wide(obs, mask)[0], small(obs, mask)[0]
+    legal = mask.bool()
+    assert torch.allclose(a[legal], b[legal], atol=0.05)
+    assert (a.argmax(-1) == b.argmax(-1)).float().mean() >= 0.95
