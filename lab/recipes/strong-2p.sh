@@ -6,8 +6,8 @@
 #
 # About 7 hours on 2 cores: the distillation's eight rounds (configs/distill-2p-long.yaml, about
 # 3.5 hours), two collections of the 256-world teacher's labels on round 5's games (about 2.5
-# hours), four more fits of those labels (about 1 hour), then the ensemble. Every step is skipped
-# when its output exists, and a stopped step resumes: run the same command again. The
+# hours), four more fits of those labels (about 1 hour), then the ensemble (int8 weights). Every
+# step is skipped when its output exists, and a stopped step resumes: run the same command again. The
 # collections are time-budgeted (the distillation) or seeded by shard (the 256-world ones), so a
 # rerun gives networks of this recipe, not these bits.
 set -euo pipefail
@@ -46,6 +46,7 @@ fit "$OUT/tanh512x2.pt" 8 0.03 512,512 tanh "${ROUNDS[@]}"
 fit "$OUT/ln512x3.pt" 8 0.03 512,512,512 layernorm "${ROUNDS[@]}"
 fit "$OUT/ln1024x2.pt" 6 0.03 1024,1024 layernorm "${ROUNDS[@]}" "$RUNS/labels-2p-s256" "$RUNS/labels-2p-s256b"
 
-# 4. The ensemble: the mean of the six networks' log-probabilities.
+# 4. The ensemble: the mean of the six networks' log-probabilities, its weights stored in int8
+#    (3.4 MB; float32's 13 MB played as strong, lab/results/distill-2p.md).
 run "$CF" ensemble "$OUT/ln1024x2.pt" "$OUT/ln512x3.pt" "$R/round-5.pt" "$OUT/t0.1.pt" "$OUT/tanh512x2.pt" \
-  "$R/round-7.pt" --out "$OUT/strong-2p.pt"
+  "$R/round-7.pt" --precision int8 --out "$OUT/strong-2p.pt"

@@ -54,5 +54,7 @@ def test_every_step_is_a_chickenfoot_command_with_options_it_has(tmp_path):
 
 def test_the_last_step_builds_the_shipped_ensemble_from_its_members_in_order():
     ensemble = _commands("runs")[-1]
-    members = ensemble[2:ensemble.index("--out")]
-    assert load_checkpoint(zoo_path("strong-2p"))["train_config"] == {"ensemble": members}
+    members = ensemble[2:ensemble.index("--precision")]
+    shipped = load_checkpoint(zoo_path("strong-2p"))
+    assert shipped["train_config"] == {"ensemble": members}
+    assert shipped["precision"] == ensemble[ensemble.index("--precision") + 1] == "int8"
