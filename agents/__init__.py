@@ -28,7 +28,7 @@ from cf_env import RulesConfig
 from cf_env.packages import require_extra
 
 __all__ = ["Agent", "AgentSpec", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent",
-           "BASELINES", "legal_actions", "load", "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
+           "BASELINES", "checkpoint_file", "legal_actions", "load", "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
 
 BASELINES: dict[str, Callable[[RulesConfig], Agent]] = {"random": RandomAgent, "greedy": GreedyAgent,
                                                          "heuristic": HeuristicAgent}
@@ -47,6 +47,13 @@ def zoo_path(name: str) -> Path:
     return path
 
 
+def checkpoint_file(spec: str) -> Path:
+    """The file a checkpoint argument names: ``zoo:NAME`` a shipped checkpoint
+    (:class:`AgentSpecError` when there is none), anything else the path as given, unchecked
+    (loading it says what is wrong with it)."""
+    return zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+
+
 def spec_rules(spec: str) -> RulesConfig | None:
     """The rules a checkpoint spec (a path or ``zoo:NAME``) was trained for; ``None`` for a spec
     that brings no rules of its own (the baselines, ``sb3:``). A missing or unreadable checkpoint
@@ -62,9 +69,9 @@ def spec_rules(spec: str) -> RulesConfig | None:
 def _checkpoint_path(spec: str) -> Path:
     """The file a checkpoint spec (a path or ``zoo:NAME``) names; :class:`AgentSpecError` when
     there is none."""
+    path = checkpoint_file(spec)
     if spec.startswith("zoo:"):
-        return zoo_path(spec[4:])
-    path = Path(spec)
+        return path
     looks_like_path = "/" in spec or "\\" in spec or path.suffix in (".pt", ".pth", ".ckpt", ".zip")
     if not path.exists() and looks_like_path:
         raise AgentSpecError(f"no such file: {spec} (a checkpoint spec must name an existing .pt file)")

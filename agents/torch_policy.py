@@ -299,11 +299,11 @@ class PolicyEnsemble(nn.Module):
         """The ensemble of the networks in checkpoint files or ``zoo:NAME`` ``specs``, and the
         rules it plays (the first checkpoint's, or ``config``); every network must read the same
         game (players and set). :class:`CheckpointError` names the one that does not."""
-        from agents import zoo_path
+        from agents import checkpoint_file
 
         members: list[ActorCritic] = []
         for spec in specs:
-            path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+            path = checkpoint_file(spec)
             data = load_checkpoint(path)
             if config is None:
                 config = RulesConfig.from_dict(data["rules"])

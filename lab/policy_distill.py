@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from agents import zoo_path
+from agents import checkpoint_file
 from agents.checkpoint import PRECISIONS, load_checkpoint
 from agents.torch_policy import ActorCritic, PolicyEnsemble, TorchAgent
 from training.distill import FitSettings, fit, label_rules, save_model, split_labels
@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     torch.set_num_threads(args.torch_threads)
     config = label_rules(args.labels)
     train, test = split_labels(args.labels, args.holdout, temperature=args.temperature)
-    teacher_path = zoo_path(args.teacher[4:]) if args.teacher.startswith("zoo:") else args.teacher
+    teacher_path = checkpoint_file(args.teacher)
     teacher = TorchAgent.from_checkpoint(teacher_path, config).model
     members = load_checkpoint(teacher_path)["train_config"].get("ensemble")
     train["target"] = args.mix * policy_targets(teacher, train["obs"], train["mask"]) + (1 - args.mix) * train["target"]

@@ -94,10 +94,10 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
     it plays as before and the new features start at weight zero), and a narrower network of the
     same depth is grown into ``model``'s wider layers (:func:`agents.torch_policy.grow_hidden`:
     it plays as before, the new units start unread)."""
-    from agents import zoo_path
+    from agents import checkpoint_file
     from agents.torch_policy import grow_hidden, model_from_checkpoint, widen_weights
 
-    path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+    path = checkpoint_file(spec)
     data = load_checkpoint(path)
     if data["rules"] != rules.to_dict():
         raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "

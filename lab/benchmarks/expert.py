@@ -35,14 +35,14 @@ import numpy as np
 
 
 def aec_run(games: int, teacher: str, players: int, seed: int, student: str) -> dict[str, float]:
-    from agents import zoo_path
+    from agents import checkpoint_file
     from agents.checkpoint import load_checkpoint
     from cf_env import RulesConfig
     from training.expert import collect_games, collector_state
     from training.workers import WorkerPool
 
     config = RulesConfig(num_players=players)
-    weights = load_checkpoint(zoo_path(student.removeprefix("zoo:")))["model"]
+    weights = load_checkpoint(checkpoint_file(student))["model"]
     with WorkerPool(1, collector_state, (config.to_dict(), teacher, ["heuristic"], [256, 256])) as pool:
         start = time.perf_counter()
         out = pool.submit(collect_games, weights, list(range(seed, seed + games)),
