@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     train, test = split_labels(args.labels, args.holdout, temperature=args.temperature)
     teacher_path = checkpoint_file(args.teacher)
     teacher = TorchAgent.from_checkpoint(teacher_path, config).model
-    members = load_checkpoint(teacher_path)["train_config"].get("ensemble")
+    members = load_checkpoint(teacher_path).get("train_config", {}).get("ensemble")
     train["target"] = args.mix * policy_targets(teacher, train["obs"], train["mask"]) + (1 - args.mix) * train["target"]
     settings = FitSettings(temperature=args.temperature, epochs=args.epochs, learning_rate=args.learning_rate,
                            hidden=tuple(int(w) for w in args.hidden.split(",")), trunk=args.trunk, seed=args.seed)
