@@ -1,7 +1,8 @@
 """Expert iteration's teachers: labels per second per core, and whether a faster teacher labels alike.
 
 Two collections, each in one process with one torch thread (the trainer runs ``workers`` such
-processes side by side), a student network (``zoo:strong-Np``) in seat 0 and, with
+processes side by side), a student network (``zoo:strong-4p``; ``zoo:strong-2p-545k``, a network of
+the same size, in 2 players) in seat 0 and, with
 ``self_play_prob`` 0.5, in the other seats, heuristic opponents:
 
 * ``aec``: the one-decision teacher (:func:`training.expert.collect_games` with ``one_by_one``,
@@ -16,7 +17,7 @@ teacher (two seeds: its self-agreement) and once with the fast one (and with eac
 SPEC ...``): a fast teacher is as good as the plain one when it agrees with it as often as the
 plain one agrees with itself.
 
-``--student zoo:NAME`` picks the network (default ``zoo:strong-Np``); copied onto an older
+``--student zoo:NAME`` picks the network (a tanh 256x256 one for the aec run); copied onto an older
 checkout, the script times that release's one-decision teacher with the same network. Prints
 JSON, medians over ``--runs``::
 
@@ -42,7 +43,12 @@ def aec_run(games: int, teacher: str, players: int, seed: int, student: str) -> 
     from training.workers import WorkerPool
 
     config = RulesConfig(num_players=players)
-    weights = load_checkpoint(checkpoint_file(student))["model"]
+    data = load_checkpoint(checkpoint_file(student))
+    if data["model_kwargs"].get("hidden") != [256, 256] or data["model_kwargs"].get("trunk", "tanh") != "tanh":
+        raise SystemExit(f"the aec run's collector builds a tanh 256x256 network, and {student} is "
+                         f"{data['model_kwargs'].get('hidden') or 'an ensemble'}: pass --student with such a network "
+                         f"(zoo:strong-4p, zoo:strong-2p-545k) or --only lockstep")
+    weights = data["model"]
     with WorkerPool(1, collector_state, (config.to_dict(), teacher, ["heuristic"], [256, 256])) as pool:
         start = time.perf_counter()
         out = pool.submit(collect_games, weights, list(range(seed, seed + games)),
@@ -111,7 +117,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--slots", type=int, default=16)
     parser.add_argument("--student", default="",
-                        help="the student network, a zoo:NAME [default: zoo:strong-Np]; the aec run takes its weights")
+                        help="the student network, a zoo:NAME [default: zoo:strong-4p, in 2 players zoo:strong-2p-545k]; "
+                             "the aec run takes its weights (tanh 256x256)")
     parser.add_argument("--teacher", default="search:ms=0:sims=256")
     parser.add_argument("--fast-teacher", default="search:ms=0:sims=256:race=2")
     parser.add_argument("--agreement", type=int, default=0, help="states to compare the two teachers on")
@@ -120,7 +127,7 @@ def main() -> None:
     parser.add_argument("--only", choices=("aec", "lockstep"), default=None,
                         help="one collection only (e.g. the aec one run against an earlier checkout)")
     args = parser.parse_args()
-    student = args.student or f"zoo:strong-{args.players}p"
+    student = args.student or ("zoo:strong-2p-545k" if args.players == 2 else f"zoo:strong-{args.players}p")
     torch.set_num_threads(1)  # one worker's share of the machine, as in a collection with workers
     aec, lock, labels = [], [], None
     for k in range(args.runs):  # in turns, so that load on the machine falls on both alike
