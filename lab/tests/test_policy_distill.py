@@ -3,16 +3,19 @@ them (stored in float16) plays closer to that teacher than it did."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
 
+from agents import load
 from agents.checkpoint import load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, PolicyEnsemble, TorchAgent
 from cf_env import RulesConfig
 from lab import policy_distill
 from training import labels
-from training.distill import split_labels
+from training.distill import PackedObs, split_labels
 
 TINY = RulesConfig(num_players=2, max_pip=4, hand_size=4, rounds=2)
 
@@ -64,3 +67,42 @@ def test_the_student_learns_the_teacher_networks_policy(tmp_path, capsys):
     with pytest.raises(SystemExit):
         policy_distill.main(["--labels", str(tmp_path / "a"), "--teacher", str(tmp_path / "ens.pt"), "--out",
                              str(tmp_path / "x.pt"), "--mix", "1.5"])
+
+
+def test_played_states_distil_the_ensemble_into_a_member(tmp_path, capsys):
+    members = []
+    for i in range(2):
+        torch.manual_seed(20 + i)
+        net = ActorCritic.for_rules(TINY, (16,))
+        with torch.no_grad():
+            net.policy.weight.normal_(0, 2)
+        members.append(str(save_checkpoint(tmp_path / f"m{i}.pt", model_payload(net, TINY, 0, {}))))
+    ensemble, _ = PolicyEnsemble.from_checkpoints(members)
+    ens = str(save_checkpoint(tmp_path / "ens.pt", model_payload(ensemble, TINY, 0, {"ensemble": members})))
+    out = policy_distill.main(["play", "--player", ens, "--opponents", "random", "heuristic", "--games", "30",
+                               "--seed", "4", "--out", str(tmp_path / "s.npz")])
+    with np.load(tmp_path / "s.npz") as f:
+        codes, mask = f["obs"], f["mask"]
+        assert RulesConfig.from_dict(json.loads(str(f["rules"]))) == TINY
+    assert out["states"] == len(mask) == len(codes) > 30 and codes.dtype == np.int16
+    assert np.all(mask.sum(1) > 1)  # only decisions with a choice
+    again = policy_distill.play_states(TorchAgent.from_checkpoint(ens),
+                                       [load("random", TINY), load("heuristic", TINY)], TINY, 30, 4)
+    assert np.array_equal(again["obs"], codes)  # one seed, the same games
+    obs = PackedObs(codes)[:]
+    before = _agreement(ensemble.members[0], ensemble, obs, mask)
+    stats = policy_distill.main(["--states", str(tmp_path / "s.npz"), "--teacher", ens, "--init", "teacher:0",
+                                 "--out", str(tmp_path / "kd.pt"), "--hidden", "16", "--trunk", "tanh",
+                                 "--epochs", "40", "--learning-rate", "3e-3", "--torch-threads", "1"])
+    student = TorchAgent.from_checkpoint(tmp_path / "kd.pt").model
+    after = _agreement(student, ensemble, obs, mask)
+    assert after > max(before, 0.85), (before, after)
+    assert stats["init"] == "teacher:0" and stats["source"] == {"states": [str(tmp_path / "s.npz")]}
+    assert "test_agreement" in stats["history"][-1] and "test_regret" not in stats["history"][-1]
+    with pytest.raises(SystemExit):
+        policy_distill.main(["play", "--player", ens, "--games", "2", "--self-play", "2", "--out", str(tmp_path / "x.npz")])
+    for bad in (["--init", "teacher:2"], ["--mix", "0.5"]):
+        with pytest.raises(SystemExit):
+            policy_distill.main(["--states", str(tmp_path / "s.npz"), "--teacher", ens, "--out",
+                                 str(tmp_path / "x.pt"), *bad])
+    assert not (tmp_path / "x.pt").exists() and not (tmp_path / "x.npz").exists()
