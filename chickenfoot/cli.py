@@ -627,7 +627,7 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The ensemble checkpoint to write.")
 @click.option("--precision", type=click.Choice(["float32", "float16", "int8"]), default="float32", show_default=True,
               help="How the weights are stored: float16 halves the file, int8 quarters it (a scale for every 64 "
-                   "weights); both are widened back to float32 on load. zoo:strong-2p is int8.")
+                   "weights); both are widened back to float32 on load. lab/zoo/strong-2p-ensemble.pt is int8.")
 def ensemble(checkpoints: tuple[str, ...], out: str, precision: str) -> None:
     """Write one checkpoint that plays CHECKPOINTS (paths or zoo:NAME, two or more networks of
     the same game) as one agent: the move their policies agree on most (the mean of their

@@ -14,12 +14,13 @@ The states need not come from a search's labels: ``--states F.npz ...`` reads st
 DAgger with the ensemble as the expert) plays against opponents, at no search's cost. Its held-out
 figure is then the agreement with the teacher's own choice::
 
-    python -m lab.policy_distill play --player zoo:strong-2p --opponents heuristic zoo:strong-2p-545k \
-        --games 20000 --out states-0.npz
-    python -m lab.policy_distill --teacher zoo:strong-2p --init teacher:0 --states states-0.npz --out KD.pt
+    python -m lab.policy_distill play --player ENSEMBLE.pt --opponents heuristic zoo:strong-2p-545k \
+        --games 13000 --out states-0.npz
+    python -m lab.policy_distill --teacher ENSEMBLE.pt --init teacher:0 --states states-0.npz --out KD.pt
 
-What it measured (the six-network ``zoo:strong-2p`` distilled into its 1024x1024 member) is in
-``lab/results/distill-2p.md`` ("A single network distilled from the ensemble").
+What it measured (the six-network ensemble, ``lab/zoo/strong-2p-ensemble.pt``, distilled into its
+1024x1024 member: on the search's states, then on played states, which made ``zoo:strong-2p``) is
+in ``lab/results/distill-2p.md``.
 """
 
 from __future__ import annotations

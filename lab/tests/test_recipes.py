@@ -1,6 +1,7 @@
 """lab/recipes/strong-2p.sh, the one command behind zoo:strong-2p: every command it runs names a
-real chickenfoot command with options that command has, and its last step builds the ensemble the
-shipped checkpoint records, from the same members in the same order."""
+real chickenfoot (or lab.policy_distill) command with options that command has, its ensemble step
+builds lab/zoo/strong-2p-ensemble.pt from the members that file records, in their order, and its
+last step fits the shipped network to that ensemble as the shipped file records."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import click
 from agents import zoo_path
 from agents.checkpoint import load_checkpoint
 from chickenfoot.cli import main
+from lab import policy_distill
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "lab" / "recipes" / "strong-2p.sh"
@@ -34,9 +36,17 @@ def _command(argv: list[str]) -> tuple[click.Command, list[str]]:
 
 
 def test_every_step_is_a_chickenfoot_command_with_options_it_has(tmp_path):
-    commands = _commands(str(tmp_path))
+    everything = _commands(str(tmp_path))
+    commands = [c for c in everything if c[0] == "chickenfoot"]
     assert [c[1] for c in commands] == ["distill", "labels", "labels", "labels", "labels", "labels", "labels",
                                         "ensemble"]
+    lab_steps = everything[len(commands):]
+    assert [c[:3] for c in lab_steps] == [["python", "-m", "lab.policy_distill"]] * 4
+    for argv in lab_steps:  # the distillation from the ensemble: its own parsers read them
+        args = argv[3:]
+        parsed = policy_distill.play_parser().parse_args(args[1:]) if args[0] == "play" \
+            else policy_distill.parser().parse_args(args)
+        assert parsed.torch_threads == 2
     made = [tmp_path / "distill-2p-long" / f"labels-dagger-{i}" for i in range(1, 8)]
     for folder in [*made, tmp_path / "distill-2p-long" / "labels", tmp_path / "labels-2p-s256",
                    tmp_path / "labels-2p-s256b"]:
@@ -52,9 +62,26 @@ def test_every_step_is_a_chickenfoot_command_with_options_it_has(tmp_path):
     assert all(str(tmp_path / "distill-2p-long" / "labels") in c for c in fits)  # every fit reads the rounds
 
 
-def test_the_last_step_builds_the_shipped_ensemble_from_its_members_in_order():
-    ensemble = _commands("runs")[-1]
+def _option(argv: list[str], name: str) -> str:
+    return argv[argv.index(name) + 1]
+
+
+def test_the_ensemble_step_builds_the_kept_ensemble_from_its_members_in_order():
+    ensemble = next(c for c in _commands("runs") if c[:2] == ["chickenfoot", "ensemble"])
     members = ensemble[2:ensemble.index("--precision")]
+    kept = load_checkpoint(ROOT / "lab" / "zoo" / "strong-2p-ensemble.pt")
+    assert kept["train_config"] == {"ensemble": members}
+    assert kept["precision"] == _option(ensemble, "--precision") == "int8"
+
+
+def test_the_last_step_fits_the_shipped_network_as_its_file_records():
+    commands = _commands("runs")
+    ensemble, last = next(c for c in commands if c[:2] == ["chickenfoot", "ensemble"]), commands[-1]
     shipped = load_checkpoint(zoo_path("strong-2p"))
-    assert shipped["train_config"] == {"ensemble": members}
-    assert shipped["precision"] == ensemble[ensemble.index("--precision") + 1] == "int8"
+    config = shipped["train_config"]
+    assert _option(last, "--teacher") == _option(ensemble, "--out")  # the ensemble's policy is the target
+    assert config["teacher_ensemble"] == ensemble[2:ensemble.index("--precision")]
+    assert shipped["precision"] == _option(last, "--precision") == "float16"
+    assert config["epochs"] == int(_option(last, "--epochs"))
+    assert config["learning_rate"] == float(_option(last, "--learning-rate"))
+    assert len(config["source"]["states"]) == len(last[last.index("--states") + 1:last.index("--out")]) == 2
