@@ -44,18 +44,24 @@ from cf_env.vector import VectorGame
 from training.distill import FitSettings, PackedObs, fit, label_rules, save_model, split_labels
 
 
-@torch.no_grad()
 def policy_targets(model: ActorCritic | PolicyEnsemble, obs: object, mask: np.ndarray,
                    batch: int = 16384) -> np.ndarray:
     """``model``'s move probabilities ``(N, A)`` on observations ``obs`` (an array or
     :class:`training.distill.PackedObs`, indexed by rows) with legal masks ``mask``."""
+    return teacher_outputs(model, obs, mask, batch)[0]
+
+
+@torch.no_grad()
+def teacher_outputs(model: ActorCritic | PolicyEnsemble, obs: object, mask: np.ndarray,
+                    batch: int = 16384) -> tuple[np.ndarray, np.ndarray]:
+    """``model``'s move probabilities ``(N, A)`` and values ``(N,)``, one forward pass a batch."""
     model.eval()
-    out = np.zeros(mask.shape, np.float32)
+    probs, values = np.zeros(mask.shape, np.float32), np.zeros(len(mask), np.float32)
     for s in range(0, len(mask), batch):
         rows = np.arange(s, min(len(mask), s + batch))
-        logits, _ = model(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))  # type: ignore[index]
-        out[rows] = torch.softmax(logits, dim=-1).numpy()
-    return out
+        logits, value = model(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))  # type: ignore[index]
+        probs[rows], values[rows] = torch.softmax(logits, dim=-1).numpy(), value.numpy()
+    return probs, values
 
 
 def play_states(player: object, opponents: Sequence[object], config: RulesConfig, games: int, seed: int,
@@ -161,16 +167,6 @@ def read_states(paths: Sequence[str], holdout: float) -> tuple[dict[str, Any], d
             RulesConfig.from_dict(json.loads(rules.pop())))
 
 
-@torch.no_grad()
-def _teacher_values(model: ActorCritic | PolicyEnsemble, obs: object, mask: np.ndarray, batch: int = 16384) -> np.ndarray:
-    out = np.zeros(len(mask), np.float32)
-    for s in range(0, len(mask), batch):
-        rows = np.arange(s, min(len(mask), s + batch))
-        _, value = model(torch.as_tensor(obs[rows]), torch.as_tensor(mask[rows]))  # type: ignore[index]
-        out[rows] = value.numpy()
-    return out
-
-
 def parser() -> argparse.ArgumentParser:
     """The command line :func:`main` reads."""
     parser = argparse.ArgumentParser(prog="python -m lab.policy_distill", description=__doc__.split("\n\n")[0])
@@ -214,9 +210,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
             parser().error("--mix needs --labels: played states have no search target to mix with")
         train, test, config = read_states(args.states, args.holdout)
         teacher = TorchAgent.from_checkpoint(teacher_path, config).model
-        train["target"] = policy_targets(teacher, train["obs"], train["mask"])
+        train["target"], train["ret"] = teacher_outputs(teacher, train["obs"], train["mask"])  # value: the teacher's
         train["choice"] = train["target"].argmax(axis=1).astype(np.int16)
-        train["ret"] = _teacher_values(teacher, train["obs"], train["mask"])  # the value head learns the teacher's
         train |= {"target_temperature": args.temperature, "weighting": "none"}
         test["choice"] = policy_targets(teacher, test["obs"], test["mask"]).argmax(axis=1).astype(np.int16)
     members = load_checkpoint(teacher_path).get("train_config", {}).get("ensemble")
@@ -224,8 +219,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
     if args.init and args.init.startswith("teacher:"):
         if not isinstance(teacher, PolicyEnsemble):
             parser().error(f"--init {args.init} needs an ensemble teacher; {args.teacher} is one network")
-        k = int(args.init.split(":", 1)[1])
-        if not 0 <= k < len(teacher.members):
+        k = args.init.split(":", 1)[1]
+        if not k.isdigit() or not 0 <= (k := int(k)) < len(teacher.members):
             parser().error(f"--init {args.init}: the teacher has members 0 to {len(teacher.members) - 1}")
         member = teacher.members[k]
         assert isinstance(member, ActorCritic)
