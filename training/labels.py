@@ -23,6 +23,11 @@ Targets are made from ``q`` when a network learns (:func:`soft_targets`): all we
 choice (temperature 0) or a softmax over the legal actions' values at a temperature, so one set
 of labels serves every temperature.
 
+A teacher with ``infer=oracle`` (``search:...:infer=oracle``) is shown the labelled seat's
+opponents' true hands, the boneyard's order still sampled: labels of what a search that sees
+every hand would play, each kept with the seat's own observation only, so the student still
+learns from what it may see (Suphx's oracle guiding; lab/results/oracle-teacher.md).
+
 ``chickenfoot labels collect --out DIR`` collects in shards of ``--shard-games`` games,
 each written atomically as ``DIR/shard_NNNNN.npz`` with its own seed, so a stopped collection
 resumes where it stopped (run the same command again) and keeps every label it made; ``chickenfoot labels fit DIR``
@@ -140,7 +145,7 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
         return collect_labels_env(student, teacher, opponents, config, seeds, self_play_prob, gamma, beta, on_game)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    n, a_count = config.num_players, config.num_actions
+    n, a_count, a_hand = config.num_players, config.num_actions, config.num_tiles
     built = list(opponents)
     if not built:
         raise ConfigError("collect_labels needs at least one opponent agent")
@@ -168,6 +173,7 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
     per_seat: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(slots)]
     finished = decisions = rollout_decisions = 0
     teacher_seconds = 0.0
+    oracle = getattr(teacher, "infer", None) == "oracle"  # a teacher shown the opponents' true hands
     while finished < games:
         actor = who[np.arange(slots), seat]
         actions = np.zeros(slots, np.int64)
@@ -177,6 +183,8 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
             actions[idx] = act_batch(agent, obs[idx], mask[idx], rng)
         for b in np.flatnonzero((actor == 0) & (mask.sum(axis=1) > 1)):
             view = {"observation": obs[b].copy(), "action_mask": mask[b].copy()}
+            if oracle:  # for the teacher only: the label keeps the seat's own view
+                view["hands"] = vg.hidden_tiles(np.array([b]), seat[b:b + 1])[0, : (n - 1) * a_hand].reshape(n - 1, a_hand)
             best, q, worlds, seconds, steps = _search_label(teacher, view, rng, a_count)
             teacher_seconds += seconds
             rollout_decisions += steps

@@ -165,10 +165,12 @@ class SearchAgent:
 
     def _read(self, obs: np.ndarray, observation: dict, history: np.ndarray | None) -> World:
         """The public state of ``obs`` into the template game, and the sampler's inputs (with this
-        agent's inference: the history for ``policy``, the belief's probabilities for ``belief``)."""
+        agent's inference: the history for ``policy``, the belief's probabilities for ``belief``,
+        the observation's ``hands`` entry for ``oracle``)."""
         return read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables,
-                                self._belief.seat_rows(obs) if self._belief is not None else None)
+                                self._belief.seat_rows(obs) if self._belief is not None else None,
+                                observation.get("hands") if self.infer == "oracle" else None)
 
     def _budget(self, start: float, done: int, per_unit: float) -> int:
         """How many more worlds/iterations to run in the next compiled call (0: stop). Calls last

@@ -20,7 +20,10 @@ infer      constraints ``constraints``: worlds respect the opponents' failures t
                        (``0`` too). ``constraints`` is the default because ``policy`` measured no
                        stronger and costs a third of the worlds (lab/results/search.md);
                        ``belief``: they are resampled by a belief network's probabilities of
-                       where each hidden tile lies (``belief=PATH``; :mod:`agents.search.belief`)
+                       where each hidden tile lies (``belief=PATH``; :mod:`agents.search.belief`);
+                       ``oracle``: every world deals the opponents their true hands (only the
+                       boneyard's order is sampled): a teacher for ``training.labels collect``,
+                       which shows it the hands; no player gets them (R17), so it cannot play
 temp       TEMP        the opponent model's softmax temperature over heuristic scores (fitted,
                        see ``lab/opponent_model.py``)
 proposals  8           ``infer=policy`` or ``belief``: candidate worlds dealt for each world kept
@@ -52,7 +55,7 @@ __all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSettings"
            "VALUES", "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
-INFER_MODES = ("policy", "constraints", "none", "belief")  #: how worlds use what the opponents showed
+INFER_MODES = ("policy", "constraints", "none", "belief", "oracle")  #: how worlds use what the opponents showed
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
 VALUES = ("win", "points")

@@ -222,7 +222,7 @@ def deal_once(s, b, world, scratch):
 def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEncoder, state: State,
                      infer: str | bool = "constraints", keep: float = 0.0, history: np.ndarray | None = None,
                      temp: float = 1.0, proposals: int = 1, tables: HeuristicTables | None = None,
-                     belief: np.ndarray | None = None) -> World:
+                     belief: np.ndarray | None = None, hands: np.ndarray | None = None) -> World:
     """Write the public state of ``obs`` into game 0 of ``state`` (the observer is seat 0, then
     clockwise; the hidden hands empty) and return the sampler's inputs. ``infer``: ``none``
     ignores the opponents' failures to match (no tile forbidden, ``keep`` 0); ``constraints``
@@ -230,7 +230,10 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     ``history`` (the observation's history entry) under the heuristic softmax at ``temp`` with
     ``proposals`` candidates per world (``tables``: the heuristic's kernel tables); ``belief``
     weights them by a belief network's log-probabilities instead (``(n+1, T)``, see
-    :class:`World`; :meth:`agents.search.belief.BeliefNet.seat_rows`)."""
+    :class:`World`; :meth:`agents.search.belief.BeliefNet.seat_rows`); ``oracle`` deals each
+    opponent its true hand, ``hands`` (``(n - 1, T)`` flags, the observer's left first: the first
+    rows of :meth:`cf_env.vector.VectorGame.hidden_tiles`), so only the boneyard's order is
+    sampled."""
     sl, config = encoder.slices, encoder.config
     n, t, k = config.num_players, config.num_tiles, config.max_pip + 1
     hand = obs[sl["hand"]] > 0
@@ -281,6 +284,8 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
             values = np.flatnonzero(void[i - 1] & (void_draws[i - 1] <= 1))
             if values.size:
                 forbid[i] = np.isin(tile_lo, values) | np.isin(tile_hi, values)
+    if infer == "oracle":
+        forbid[1:] = _true_hands(hands, pool, sizes, n, t) == 0
     constrained = forbid[:, pool].sum(axis=1)
     order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
     if tables is None:
@@ -294,8 +299,25 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
         weights = np.ascontiguousarray(belief, dtype=np.float64)
     else:
         weights = np.zeros((0, 0))
-    return World(pool, sizes, bone_n, forbid, order, float(keep) if infer != "none" else 0.0, decisions,
+    return World(pool, sizes, bone_n, forbid, order, float(keep) if infer not in ("none", "oracle") else 0.0, decisions,
                  float(temp), int(proposals) if policy or infer == "belief" else 1, tables, weights)
+
+
+def _true_hands(hands: np.ndarray | None, pool: np.ndarray, sizes: np.ndarray, n: int, t: int) -> np.ndarray:
+    """``hands`` checked against the observation: one row per opponent, each of its size, every
+    tile hidden from the observer and in one hand at most."""
+    if hands is None:
+        raise ConfigError("infer=oracle deals the opponents' true hands, and this observation has none: it is a "
+                          "teacher for label collection (training.labels collect shows it the hands), not a player")
+    held = np.asarray(hands) != 0
+    if held.shape != (n - 1, t):
+        raise ConfigError(f"infer=oracle needs the opponents' hands as ({n - 1}, {t}) flags, got shape {held.shape}")
+    hidden = np.zeros(t, bool)
+    hidden[pool] = True
+    if (held & ~hidden).any() or (held.sum(axis=0) > 1).any() or (held.sum(axis=1) != sizes[1:]).any():
+        raise ConfigError(f"the given hands (sizes {held.sum(axis=1).tolist()}) do not fit the observation: hidden "
+                          f"tiles only, each in one hand, sizes {sizes[1:].tolist()}")
+    return held.astype(np.uint8)
 
 
 class SampledWorlds(NamedTuple):
@@ -310,14 +332,16 @@ def sample_worlds(observation: dict, n: int, rng: np.random.Generator, encoder: 
                   infer: str = "constraints", keep: float = 0.0, temp: float = 1.0,
                   proposals: int = 1, belief: np.ndarray | None = None) -> SampledWorlds:
     """``n`` worlds consistent with ``observation`` (an observation dict of ``encoder``'s rules;
-    its ``history`` entry for ``infer="policy"``), dealt as the search agents deal them, from ``rng``."""
+    its ``history`` entry for ``infer="policy"``, its ``hands`` entry for ``infer="oracle"``), dealt
+    as the search agents deal them, from ``rng``."""
     from cf_env.vector import make_consts, new_state
 
     config = encoder.config
     state = new_state(make_consts(config), 1)
     obs = np.asarray(observation["observation"], dtype=np.float32)
     world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer, keep,
-                             observation.get("history"), temp, proposals, belief=belief)
+                             observation.get("history"), temp, proposals, belief=belief,
+                             hands=observation.get("hands") if infer == "oracle" else None)
     scratch = new_scratch(config.num_players, config.num_tiles, encoder.size, config.max_pip + 1)
     scratch.rs[0] = np.uint64(rng.integers(1, 2**63))
     work = new_state(make_consts(config), 1)

@@ -22,7 +22,7 @@ from agents.search.belief import BeliefNet
 from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
 from agents.search.values import valuation
-from cf_env import Game, ObservationEncoder, RulesConfig, Tile, raw_env
+from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, Tile, raw_env
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
 from tests.scripted import random_positions, swap_held_tiles
@@ -253,6 +253,42 @@ def test_sampled_worlds_are_consistent_with_the_observation(keep):
     # of them since observation v2: every failure with at most its own draw since is a constraint,
     # not only the latest one)
     assert violations <= (0 if keep else 0.04 * worlds)
+
+
+def test_oracle_worlds_deal_the_true_hands_and_only_the_boneyard_varies():
+    config = RulesConfig(rounds=2)
+    n, t = config.num_players, config.num_tiles
+    encoder = ObservationEncoder(config)
+    rng = np.random.default_rng(5)
+    game, random_agent, checked = Game(config, seed=5), RandomAgent(config), 0
+    while not game.is_over and checked < 40:
+        p = game.current_player
+        obs, mask = encoder.encode(game, p), encoder.mask(game.legal_bits)
+        hidden = game.hidden_tiles(p).reshape(n, t)
+        view = {"observation": obs, "action_mask": mask, "hands": hidden[: n - 1]}
+        sampled = sample_worlds(view, 4, rng, encoder, infer="oracle")
+        for hands in sampled.hands:
+            np.testing.assert_array_equal(hands[1:], hidden[: n - 1] > 0)
+        assert all(sorted(b.tolist()) == game.boneyard_tiles() for b in sampled.boneyards)
+        if game.boneyard_size > 1:
+            assert len({tuple(b) for b in sampled.boneyards}) > 1  # the order is still sampled
+        game.apply(random_agent.act({"observation": obs, "action_mask": mask}, rng))
+        checked += 1
+    # hands that do not fit the observation, or none, are refused
+    with pytest.raises(ConfigError, match="teacher for label collection"):
+        sample_worlds({"observation": obs, "action_mask": mask}, 1, rng, encoder, infer="oracle")
+    wrong = hidden[: n - 1].copy()
+    wrong[0] = hidden[n - 1]  # the boneyard as the left opponent's hand
+    with pytest.raises(ConfigError, match="do not fit the observation"):
+        sample_worlds({"observation": obs, "action_mask": mask, "hands": wrong}, 1, rng, encoder, infer="oracle")
+    with pytest.raises(ConfigError, match="flags, got shape"):
+        sample_worlds({"observation": obs, "action_mask": mask, "hands": hidden}, 1, rng, encoder, infer="oracle")
+    oracle = SearchAgent.from_spec("search:ms=0:sims=4:infer=oracle", config)
+    legal = np.flatnonzero(mask)
+    if legal.size > 1:
+        with pytest.raises(ConfigError, match="not a player"):
+            oracle.act({"observation": obs, "action_mask": mask}, rng)
+        assert oracle.act({"observation": obs, "action_mask": mask, "hands": hidden[: n - 1]}, rng) in legal
 
 
 def test_search_without_inference_ignores_the_failures():

@@ -78,6 +78,34 @@ def test_lockstep_labels_are_the_students_choices_with_the_teachers_values(confi
         assert np.array_equal(out[key], again[key]), key
 
 
+def test_an_oracle_teacher_is_shown_the_labelled_seats_opponents_hands_and_the_label_is_not():
+    config = RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=1)
+    n, t = config.num_players, config.num_tiles
+    enc = ObservationEncoder(config)
+    oracle = load("search:ms=0:sims=8:infer=oracle", config)
+    shown: list[tuple[np.ndarray, np.ndarray]] = []
+
+    class Watching:  # the oracle, recording each view it is given
+        infer = "oracle"
+
+        def act(self, observation, rng):
+            shown.append((observation["observation"], np.asarray(observation["hands"])))
+            action = oracle.act(observation, rng)
+            self.last_search = oracle.last_search
+            return action
+
+    out = labels.collect_labels(student(config), Watching(), [load("heuristic", config)], config, games=3, seed=2,
+                                slots=2)
+    assert len(shown) == len(out["obs"]) > 0
+    for (obs, hands), kept in zip(shown, out["obs"]):
+        np.testing.assert_array_equal(obs, kept)  # the label keeps the seat's own view
+        view = enc.decode(obs)
+        assert hands.shape == (n - 1, t)
+        assert hands.sum(axis=1).tolist() == list(view["hand_sizes"][1:])  # the opponents', in seat order
+        assert not (hands.any(axis=0) & ((view["hand"] > 0) | (view["layout"] > 0))).any()
+    assert set(np.unique(out["choice"])) <= set(range(config.num_actions))
+
+
 def test_imitation_labels_are_the_agents_own_choices_and_warm_start_a_fit():
     heuristic = load("heuristic", TINY)
     out = labels.imitation_labels(heuristic, TINY, games=5, seed=3, gamma=1.0, slots=3)
