@@ -145,7 +145,7 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
         return collect_labels_env(student, teacher, opponents, config, seeds, self_play_prob, gamma, beta, on_game)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
-    n, a_count, a_hand = config.num_players, config.num_actions, config.num_tiles
+    n, a_count, t_count = config.num_players, config.num_actions, config.num_tiles
     built = list(opponents)
     if not built:
         raise ConfigError("collect_labels needs at least one opponent agent")
@@ -184,7 +184,7 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
         for b in np.flatnonzero((actor == 0) & (mask.sum(axis=1) > 1)):
             view = {"observation": obs[b].copy(), "action_mask": mask[b].copy()}
             if oracle:  # for the teacher only: the label keeps the seat's own view
-                view["hands"] = vg.hidden_tiles(np.array([b]), seat[b:b + 1])[0, : (n - 1) * a_hand].reshape(n - 1, a_hand)
+                view["hands"] = vg.hidden_tiles(np.array([b]), seat[b:b + 1])[0, : (n - 1) * t_count].reshape(n - 1, t_count)
             best, q, worlds, seconds, steps = _search_label(teacher, view, rng, a_count)
             teacher_seconds += seconds
             rollout_decisions += steps
