@@ -170,7 +170,7 @@ class SearchAgent:
         return read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables,
                                 self._belief.seat_rows(obs) if self._belief is not None else None,
-                                observation.get("hands") if self.infer == "oracle" else None)
+                                observation.get("hands"))
 
     def _budget(self, start: float, done: int, per_unit: float) -> int:
         """How many more worlds/iterations to run in the next compiled call (0: stop). Calls last

@@ -277,15 +277,15 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     if infer not in INFER_MODES:
         raise ConfigError(f"infer must be one of {INFER_MODES}, got {infer!r}")
     forbid = np.zeros((n, t), np.uint8)
-    if infer != "none":
+    if infer == "oracle":
+        forbid[1:] = _true_hands(hands, pool, sizes, n, t) == 0
+    elif infer != "none":
         table = action_table(config.max_pip)
         tile_lo, tile_hi = np.asarray(table.tile_low), np.asarray(table.tile_high)
         for i in range(1, n):
             values = np.flatnonzero(void[i - 1] & (void_draws[i - 1] <= 1))
             if values.size:
                 forbid[i] = np.isin(tile_lo, values) | np.isin(tile_hi, values)
-    if infer == "oracle":
-        forbid[1:] = _true_hands(hands, pool, sizes, n, t) == 0
     constrained = forbid[:, pool].sum(axis=1)
     order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
     if tables is None:
@@ -341,7 +341,7 @@ def sample_worlds(observation: dict, n: int, rng: np.random.Generator, encoder: 
     obs = np.asarray(observation["observation"], dtype=np.float32)
     world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer, keep,
                              observation.get("history"), temp, proposals, belief=belief,
-                             hands=observation.get("hands") if infer == "oracle" else None)
+                             hands=observation.get("hands"))
     scratch = new_scratch(config.num_players, config.num_tiles, encoder.size, config.max_pip + 1)
     scratch.rs[0] = np.uint64(rng.integers(1, 2**63))
     work = new_state(make_consts(config), 1)

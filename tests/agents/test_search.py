@@ -272,6 +272,8 @@ def test_oracle_worlds_deal_the_true_hands_and_only_the_boneyard_varies():
         assert all(sorted(b.tolist()) == game.boneyard_tiles() for b in sampled.boneyards)
         if game.boneyard_size > 1:
             assert len({tuple(b) for b in sampled.boneyards}) > 1  # the order is still sampled
+        if mask.sum() > 1:
+            choice = (obs, mask, hidden)  # a position with a choice, for the agent below
         game.apply(random_agent.act({"observation": obs, "action_mask": mask}, rng))
         checked += 1
     # hands that do not fit the observation, or none, are refused
@@ -284,11 +286,10 @@ def test_oracle_worlds_deal_the_true_hands_and_only_the_boneyard_varies():
     with pytest.raises(ConfigError, match="flags, got shape"):
         sample_worlds({"observation": obs, "action_mask": mask, "hands": hidden}, 1, rng, encoder, infer="oracle")
     oracle = SearchAgent.from_spec("search:ms=0:sims=4:infer=oracle", config)
-    legal = np.flatnonzero(mask)
-    if legal.size > 1:
-        with pytest.raises(ConfigError, match="not a player"):
-            oracle.act({"observation": obs, "action_mask": mask}, rng)
-        assert oracle.act({"observation": obs, "action_mask": mask, "hands": hidden[: n - 1]}, rng) in legal
+    obs, mask, hidden = choice
+    with pytest.raises(ConfigError, match="not a player"):
+        oracle.act({"observation": obs, "action_mask": mask}, rng)
+    assert oracle.act({"observation": obs, "action_mask": mask, "hands": hidden[: n - 1]}, rng) in np.flatnonzero(mask)
 
 
 def test_search_without_inference_ignores_the_failures():
