@@ -134,8 +134,11 @@ def test_arms_are_labelled_and_a_move_shows_its_slot(browser, served):
         assert browser.find_element(By.CSS_SELECTOR, "#board g.target").get_attribute("transform") == where
         rounds = live.game.rounds_finished
         nodes = len(live.game.layout())
+        steps = len(live.game.actions())
         button.click()
-        wait.until(lambda d: shown_step(d) == len(live.frames.frames) - 1 and len(live.game.actions()) > 0)
+        # the page showed the last frame before the click too: wait for the move to be made and drawn
+        wait.until(lambda d, before=steps: len(live.game.actions()) > before
+                   and shown_step(d) == len(live.frames.frames) - 1)
         if live.game.rounds_finished == rounds:  # the tile lies where the button pointed
             placed = browser.find_element(By.CSS_SELECTOR, f'#board g.tile[data-node="{nodes}"]')
             assert placed.get_attribute("transform") == where
