@@ -46,7 +46,7 @@ def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: i
     try:
         for spec in specs:
             if agent_lib.parse_spec(spec).kind == "search":
-                parse_search_spec(spec)
+                parse_search_spec(spec, player=True)
         for spec in specs:
             trained = agent_lib.spec_rules(spec)
             if trained is not None:

@@ -169,7 +169,7 @@ def check_agent_specs(specs: list[str]) -> list[str]:
         raise ValueError(f"unknown agents {bad}; use {sorted(BASELINE_NAMES)}, zoo:NAME, search[:name=value...] or "
                          f"module:Class")
     for spec in searches:
-        parse_search_spec(spec)  # its message names the bad parameter
+        parse_search_spec(spec, player=True)  # its message names the bad parameter
     return specs
 
 

@@ -144,8 +144,10 @@ class SearchSettings:
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SearchSettings)}  #: every parameter's default
 
 
-def parse_search_spec(spec: str) -> SearchSettings:
-    """The parameters of ``search[:name=value]...`` (see the module docstring), typed and checked."""
+def parse_search_spec(spec: str, player: bool = False) -> SearchSettings:
+    """The parameters of ``search[:name=value]...`` (see the module docstring), typed and checked.
+    ``player=True`` for a spec that is to play (eval, compare, play, a config's opponents): such a
+    spec may not have ``infer=oracle``, which needs the hands no observation carries."""
     parsed = parse_spec(spec) if isinstance(spec, str) else None
     if parsed is None or parsed.kind != "search":
         raise SearchSpecError(f"a search spec starts with 'search', got {spec!r}")
@@ -161,4 +163,9 @@ def parse_search_spec(spec: str) -> SearchSettings:
             params[key] = kind(value) if kind in (int, float) else value
         except ValueError:
             raise SearchSpecError(f"{spec!r}: {key}={value!r} is not a valid value") from None
-    return SearchSettings(**params)
+    settings = SearchSettings(**params)
+    if player and settings.infer == "oracle":
+        raise SearchSpecError(f"{spec!r}: infer=oracle is a teacher's setting (chickenfoot labels collect / distill "
+                              f"--teacher), not a player's: no observation carries the opponents' hands (R17); "
+                              f"play it with infer=constraints")
+    return settings

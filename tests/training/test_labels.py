@@ -347,6 +347,8 @@ def test_dagger_rounds_label_the_latest_networks_games_and_refit_on_every_label(
     ("behaviour", "nobody", "unknown agents"),
     ("temperature", -1, "greater than or equal to 0"),
     ("imitate", "nobody", "unknown agents"),
+    ("opponents", ["search:ms=0:sims=8:infer=oracle"], "teacher's setting"),  # the opponents play
+    ("behaviour", "search:ms=0:sims=8:infer=oracle", "teacher's setting"),
 ])
 def test_bad_distill_configs_name_the_key(key, value, message):
     from training.config import TrainConfigError
@@ -359,6 +361,7 @@ def test_a_distill_config_starts_from_one_network():
     from training.config import TrainConfigError
 
     assert distill.DistillConfig(imitate="heuristic").imitation_games > 0
+    assert distill.DistillConfig(teacher="search:ms=0:sims=8:infer=oracle", imitate="heuristic")  # a teacher may
     with pytest.raises(TrainConfigError, match="set one of them"):
         distill.DistillConfig(imitate="heuristic", init_checkpoint="zoo:strong-4p")
 
