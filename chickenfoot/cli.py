@@ -94,6 +94,14 @@ def _rule_options(fn):
     return fn
 
 
+def _precision_option(example: str = ""):
+    """--precision: how a written checkpoint stores its weights (agents.checkpoint.store_weights)."""
+    return click.option("--precision", type=click.Choice(["float32", "float16", "int8"]), default="float32",
+                        show_default=True,
+                        help="How the weights are stored: float16 halves the file, int8 quarters it (a scale for "
+                             "every 64 weights); both are widened back to float32 on load." + example)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="chickenfoot")
 def main() -> None:
@@ -574,11 +582,12 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes that play the measuring deal sets.")
 @click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True)
+@_precision_option(" The strength is measured on the stored weights.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: float, temperature: float,
                 weighting: str, init: str | None, imitate: str | None, imitation_games: int, imitation_epochs: int, epochs: int,
                 learning_rate: float, hidden: str, action_head: int, trunk: str, seed: int, deal_sets: int, opponent: str,
-                workers: int, torch_threads: int, no_progress: bool) -> None:
+                workers: int, torch_threads: int, precision: str, no_progress: bool) -> None:
     """Fit a network to the labels in FOLDERS (read in this order; the held-out shards are the
     last folder's), write it to --out and print its held-out agreement, the teacher's value its
     choices lose, and its strength."""
@@ -610,7 +619,12 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
                                trunk=trunk)
         model, stats = fit(train, config, settings, init=start, test=test, progress=not no_progress)
         stats["imitation"] = warm
-        save_model(model, config, out, stats)
+        save_model(model, config, out, stats, precision=precision)
+        stats["precision"] = precision
+        if precision != "float32":  # play what was written: the weights as stored, widened back
+            from agents import load
+
+            model = load(out).model
         if deal_sets:
             stats[f"vs_{opponent}"] = strength(model, config, opponent, deal_sets, seed, workers)
     except ChickenFootError as exc:
@@ -625,9 +639,7 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
 @main.command()
 @click.argument("checkpoints", nargs=-1, required=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The ensemble checkpoint to write.")
-@click.option("--precision", type=click.Choice(["float32", "float16", "int8"]), default="float32", show_default=True,
-              help="How the weights are stored: float16 halves the file, int8 quarters it (a scale for every 64 "
-                   "weights); both are widened back to float32 on load. lab/zoo/strong-2p-ensemble.pt is int8.")
+@_precision_option(" lab/zoo/strong-2p-ensemble.pt is int8.")
 def ensemble(checkpoints: tuple[str, ...], out: str, precision: str) -> None:
     """Write one checkpoint that plays CHECKPOINTS (paths or zoo:NAME, two or more networks of
     the same game) as one agent: the move their policies agree on most (the mean of their

@@ -396,12 +396,17 @@ def test_the_labels_commands_collect_resume_and_fit(tmp_path):
     net = tmp_path / "net.pt"
     result = CliRunner().invoke(main, ["labels", "fit", str(out), "--out", str(net), "--hidden", "16,16", "--epochs", "2",
                                        "--holdout", "0.34", "--deal-sets", "1", "--opponent", "random",
-                                       "--weighting", "stakes", "--trunk", "layernorm", "--no-progress"])
+                                       "--weighting", "stakes", "--trunk", "layernorm", "--precision", "float16",
+                                       "--no-progress"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output[:result.output.rindex("}") + 1])
     assert 0.0 <= report["end"]["test_agreement"] <= 1.0 and report["vs_random"]["games"] == 2
-    assert report["weighting"] == "stakes"
+    assert report["weighting"] == "stakes" and report["precision"] == "float16"
+    import torch
+
+    assert torch.load(net, weights_only=True)["precision"] == "float16"  # stored narrow, played widened
     assert load(str(net)).config.max_pip == 4 and load(str(net)).model.trunk_kind == "layernorm"
-    for bad in (["--hidden", "16,x"], ["--imitate", "heuristic", "--init", "zoo:strong-2p"], ["--weighting", "gaps"]):
+    for bad in (["--hidden", "16,x"], ["--imitate", "heuristic", "--init", "zoo:strong-2p"], ["--weighting", "gaps"],
+                ["--precision", "float8"]):
         result = CliRunner().invoke(main, ["labels", "fit", str(out), "--out", str(tmp_path / "bad.pt"), *bad])
         assert result.exit_code == 2 and not (tmp_path / "bad.pt").exists(), result.output
