@@ -221,20 +221,22 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
                        on_game: Callable[[], None] | None = None, env: Any = None) -> dict[str, Any]:
     """:func:`collect_labels` on the PettingZoo env, one game per seed and one decision at a time:
     for a teacher that reads the observation's ``history`` (``infer=policy``), which the batched
-    engine does not keep. Game ``i`` draws its seats and its deal from ``np.random.default_rng(seeds[i])``
-    (the student in seat 0 and each other seat with chance ``self_play_prob``, else one of
-    ``opponents``), and that generator drives the game's every choice. Returns what
+    engine does not keep (an ``infer=oracle`` teacher is shown the opponents' hands here too).
+    Game ``i`` draws its seats and its deal from ``np.random.default_rng(seeds[i])`` (the student
+    in seat 0 and each other seat with chance ``self_play_prob``, else one of ``opponents``), and
+    that generator drives the game's every choice. Returns what
     :func:`collect_labels` returns. ``env``: an AEC env of these rules to reuse (built with the
     history when the teacher reads it, when not given)."""
     if not opponents:
         raise ConfigError("collect_labels_env needs at least one opponent agent")
     start = time.perf_counter()
-    n, a_count = config.num_players, config.num_actions
+    n, a_count, t_count = config.num_players, config.num_actions, config.num_tiles
     if env is None:
         env = raw_env(**config.to_dict(), history=bool(getattr(teacher, "needs_history", False)))
     rows: dict[str, list] = {k: [] for k in LABEL_KEYS}
     decisions = rollout_decisions = 0
     teacher_seconds = 0.0
+    oracle = getattr(teacher, "infer", None) == "oracle"  # a teacher shown the opponents' true hands
     for seed in seeds:
         rng = np.random.default_rng(seed)
         seats: list[Any] = [student] + [student if rng.random() < self_play_prob
@@ -248,7 +250,10 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
             agent = seats[seat]
             mask = observation["action_mask"]
             if agent is student and int(mask.sum()) > 1:
-                best, q, worlds, seconds, steps = _search_label(teacher, observation, rng, a_count)
+                view = observation
+                if oracle:  # for the teacher only: the label keeps the seat's own view
+                    view = {**observation, "hands": game.hidden_tiles(seat)[: (n - 1) * t_count].reshape(n - 1, t_count)}
+                best, q, worlds, seconds, steps = _search_label(teacher, view, rng, a_count)
                 teacher_seconds += seconds
                 rollout_decisions += steps
                 own = student.act(observation, rng)

@@ -78,7 +78,8 @@ def test_lockstep_labels_are_the_students_choices_with_the_teachers_values(confi
         assert np.array_equal(out[key], again[key]), key
 
 
-def test_an_oracle_teacher_is_shown_the_labelled_seats_opponents_hands_and_the_label_is_not():
+@pytest.mark.parametrize("loop", ["lockstep", "env"])
+def test_an_oracle_teacher_is_shown_the_labelled_seats_opponents_hands_and_the_label_is_not(loop):
     config = RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=1)
     n, t = config.num_players, config.num_tiles
     enc = ObservationEncoder(config)
@@ -94,8 +95,11 @@ def test_an_oracle_teacher_is_shown_the_labelled_seats_opponents_hands_and_the_l
             self.last_search = oracle.last_search
             return action
 
-    out = labels.collect_labels(student(config), Watching(), [load("heuristic", config)], config, games=3, seed=2,
-                                slots=2)
+    if loop == "lockstep":
+        out = labels.collect_labels(student(config), Watching(), [load("heuristic", config)], config, games=3, seed=2,
+                                    slots=2)
+    else:  # the PettingZoo env's loop (expert iteration's one_by_one, a history-reading teacher's)
+        out = labels.collect_labels_env(student(config), Watching(), [load("heuristic", config)], config, [2, 3, 4])
     assert len(shown) == len(out["obs"]) > 0
     for (obs, hands), kept in zip(shown, out["obs"]):
         np.testing.assert_array_equal(obs, kept)  # the label keeps the seat's own view
