@@ -559,6 +559,9 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Train on the first N labels only.")
 @click.option("--holdout", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1, show_default=True,
               help="The last folder's last shards' share kept out (held-out agreement).")
+@click.option("--heldout", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Score on this label folder's shards instead, training on every shard of FOLDERS "
+                   "(--holdout unused): fits to collections of different sizes are scored on the same states.")
 @click.option("--temperature", type=click.FloatRange(min=0), default=0.02, show_default=True,
               help="0: the teacher's choice; else softmax(q / T) over its action values.")
 @click.option("--weighting", type=click.Choice(["none", "stakes"]), default="none", show_default=True,
@@ -584,12 +587,13 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 @click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True)
 @_precision_option(" The strength is measured on the stored weights.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: float, temperature: float,
+def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: float, heldout: str | None,
+                temperature: float,
                 weighting: str, init: str | None, imitate: str | None, imitation_games: int, imitation_epochs: int, epochs: int,
                 learning_rate: float, hidden: str, action_head: int, trunk: str, seed: int, deal_sets: int, opponent: str,
                 workers: int, torch_threads: int, precision: str, no_progress: bool) -> None:
     """Fit a network to the labels in FOLDERS (read in this order; the held-out shards are the
-    last folder's), write it to --out and print its held-out agreement, the teacher's value its
+    last folder's, or --heldout's), write it to --out and print its held-out agreement, the teacher's value its
     choices lose, and its strength."""
     import torch
 
@@ -607,7 +611,7 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
     try:
         config = label_rules(list(folders))
         train, test = split_labels(list(folders), holdout, limit=limit, temperature=temperature,
-                                   weighting=weighting)
+                                   weighting=weighting, heldout=heldout)
         start: Any = init
         warm: dict[str, Any] = {}
         if imitate:

@@ -54,10 +54,13 @@ __all__ = ["DistillConfig", "DistillRun", "FitSettings", "PackedObs", "agreement
 
 
 def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1, limit: int | None = None,
-                 temperature: float | None = None,
-                 weighting: str = "none") -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+                 temperature: float | None = None, weighting: str = "none",
+                 heldout: str | Path | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The training labels (the first ``limit`` of the shards before the held-out ones) and the
     held-out labels (the last ``holdout`` fraction of the last folder's shards, at least one).
+    With ``heldout`` (a label folder of the same rules, not one of ``folder``), the held-out
+    labels are all of its shards and the training labels every shard of ``folder``
+    (``holdout`` unused): fits to collections of any size are then scored on the same states.
 
     With ``temperature``, the training labels come ready for :func:`fit` in less than half the
     memory (about 1.5 kB a label for the 4-player double-9 rules, 3.2 kB without): the soft
@@ -70,8 +73,18 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     folders = [Path(folder)] if isinstance(folder, (str, Path)) else [Path(f) for f in folder]
     if not folders:
         raise ConfigError("no label folders given")
-    label_rules(folders)  # one rule set
-    train_paths, test_paths = split_paths(folders, holdout)
+    if heldout is not None:
+        heldout = Path(heldout)
+        if any(heldout.resolve() == f.resolve() for f in folders):
+            raise ConfigError(f"{heldout} is both a training folder and the held-out one: collect the held-out "
+                              f"labels into a folder of their own (another --seed)")
+        label_rules([*folders, heldout])  # one rule set
+        train_paths, test_paths = [p for f in folders for p in shard_paths(f)], shard_paths(heldout)
+        if not train_paths or not test_paths:
+            raise ConfigError(f"no label shards in {', '.join(map(str, folders)) if not train_paths else heldout}")
+    else:
+        label_rules(folders)  # one rule set
+        train_paths, test_paths = split_paths(folders, holdout)
     return _read_shards(train_paths, limit, temperature, weighting), _read_shards(test_paths, None)
 
 

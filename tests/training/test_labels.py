@@ -264,6 +264,13 @@ def test_labels_from_several_folders_hold_out_the_last_ones_shards(tmp_path):
     labels.collect_shards(tmp_path / "c", {**other, "shard_games": 1}, 1, progress=False)
     with pytest.raises(ConfigError, match="different rules"):
         distill.split_labels([tmp_path / "a", tmp_path / "c"])
+    # a held-out folder of its own: every shard of the others trains, all of its shards score
+    train, test = distill.split_labels([tmp_path / "a"], heldout=tmp_path / "b")
+    assert np.array_equal(train["obs"], np.concatenate(rows[:2])) and np.array_equal(test["obs"], np.concatenate(rows[2:]))
+    with pytest.raises(ConfigError, match="both a training folder and the held-out one"):
+        distill.split_labels([tmp_path / "a", tmp_path / "b"], heldout=tmp_path / "b")
+    with pytest.raises(ConfigError, match="different rules"):
+        distill.split_labels([tmp_path / "a"], heldout=tmp_path / "c")
     with pytest.raises(ConfigError, match="not a label collection"):
         distill.split_labels([tmp_path / "a", tmp_path / "nothing"])
 
@@ -414,3 +421,5 @@ def test_the_labels_commands_collect_resume_and_fit(tmp_path):
                 ["--precision", "float8"]):
         result = CliRunner().invoke(main, ["labels", "fit", str(out), "--out", str(tmp_path / "bad.pt"), *bad])
         assert result.exit_code == 2 and not (tmp_path / "bad.pt").exists(), result.output
+    result = CliRunner().invoke(main, ["labels", "fit", str(out), "--heldout", str(out), "--out", str(tmp_path / "bad.pt")])
+    assert result.exit_code == 1 and "both a training folder" in result.output and not (tmp_path / "bad.pt").exists()
