@@ -626,9 +626,9 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
         save_model(model, config, out, stats, precision=precision)
         stats["precision"] = precision
         if precision != "float32":  # play what was written: the weights as stored, widened back
-            from agents import load
+            from agents.checkpoint import load_checkpoint
 
-            model = load(out).model
+            model.load_state_dict(load_checkpoint(out)["model"])
         if deal_sets:
             stats[f"vs_{opponent}"] = strength(model, config, opponent, deal_sets, seed, workers)
     except ChickenFootError as exc:
