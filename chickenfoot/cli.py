@@ -95,7 +95,8 @@ def _rule_options(fn):
 
 
 def _precision_option(example: str = ""):
-    """--precision: how a written checkpoint stores its weights (agents.checkpoint.store_weights)."""
+    """--precision: how a written checkpoint stores its weights (agents.checkpoint.store_weights;
+    the choices are its PRECISIONS, written out so that --help imports no numba)."""
     return click.option("--precision", type=click.Choice(["float32", "float16", "int8"]), default="float32",
                         show_default=True,
                         help="How the weights are stored: float16 halves the file, int8 quarters it (a scale for "

@@ -73,23 +73,23 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     folders = [Path(folder)] if isinstance(folder, (str, Path)) else [Path(f) for f in folder]
     if not folders:
         raise ConfigError("no label folders given")
-    if heldout is not None:
-        heldout = Path(heldout)
-        if any(heldout.resolve() == f.resolve() for f in folders):
-            raise ConfigError(f"{heldout} is both a training folder and the held-out one: collect the held-out "
-                              f"labels into a folder of their own (another --seed)")
-        label_rules([*folders, heldout])  # one rule set
-        train_paths, test_paths = [p for f in folders for p in shard_paths(f)], shard_paths(heldout)
-        if not train_paths or not test_paths:
-            raise ConfigError(f"no label shards in {', '.join(map(str, folders)) if not train_paths else heldout}")
-    else:
-        label_rules(folders)  # one rule set
-        train_paths, test_paths = split_paths(folders, holdout)
+    label_rules(folders if heldout is None else [*folders, Path(heldout)])  # one rule set
+    train_paths, test_paths = split_paths(folders, holdout, heldout)
     return _read_shards(train_paths, limit, temperature, weighting), _read_shards(test_paths, None)
 
 
-def split_paths(folders: Sequence[Path], holdout: float) -> tuple[list[Path], list[Path]]:
+def split_paths(folders: Sequence[Path], holdout: float,
+                heldout: str | Path | None = None) -> tuple[list[Path], list[Path]]:
     """:func:`split_labels`'s training and held-out shards."""
+    if heldout is not None:
+        heldout = Path(heldout)
+        if any(heldout.resolve() == Path(f).resolve() for f in folders):
+            raise ConfigError(f"{heldout} is both a training folder and the held-out one: collect the held-out "
+                              f"labels into a folder of their own (another --seed)")
+        train, test = [p for f in folders for p in shard_paths(f)], shard_paths(heldout)
+        if not train or not test:
+            raise ConfigError(f"no label shards in {', '.join(map(str, folders)) if not train else heldout}")
+        return train, test
     last = shard_paths(folders[-1])
     paths = [p for f in folders[:-1] for p in shard_paths(f)] + last
     if len(paths) < 2 or not last:

@@ -416,6 +416,10 @@ def test_the_labels_commands_collect_resume_and_fit(tmp_path):
     import torch
 
     assert torch.load(net, weights_only=True)["precision"] == "float16"  # stored narrow, played widened
+    from agents.checkpoint import PRECISIONS
+
+    fit_options = {o.name: o for o in main.commands["labels"].commands["fit"].params}
+    assert tuple(fit_options["precision"].type.choices) == PRECISIONS  # the CLI's copy of the storage kinds
     assert load(str(net)).config.max_pip == 4 and load(str(net)).model.trunk_kind == "layernorm"
     for bad in (["--hidden", "16,x"], ["--imitate", "heuristic", "--init", "zoo:strong-2p"], ["--weighting", "gaps"],
                 ["--precision", "float8"]):
