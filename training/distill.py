@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ import torch
 from torch import nn
 
 from agents.checkpoint import atomic_write, model_payload, save_checkpoint
+from agents.search.spec import SearchSpecError, parse_search_spec
 from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import ConfigError, RulesConfig
 from cf_env.observation import SCORE_FACTOR, SCORE_SCALE
@@ -74,8 +76,27 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     if not folders:
         raise ConfigError("no label folders given")
     label_rules(folders if heldout is None else [*folders, Path(heldout)])  # one rule set
+    if temperature:
+        _warn_overruled_values(folders, temperature)
     train_paths, test_paths = split_paths(folders, holdout, heldout)
     return _read_shards(train_paths, limit, temperature, weighting), _read_shards(test_paths, None)
+
+
+def _warn_overruled_values(folders: Sequence[Path], temperature: float) -> None:
+    """Warn when a folder's teacher is a search with ``deviate``: its ``q`` are the search's own
+    means, which its choices overrule by up to the margin, so targets at a temperature above 0 learn
+    the means rather than the choices it played (``temperature=0`` learns the choices)."""
+    for path in folders:
+        teacher = json.loads((Path(path) / "collection.json").read_text()).get("teacher", "")
+        try:
+            deviate = parse_search_spec(teacher).deviate
+        except SearchSpecError:  # not a search: its q are what it chose by
+            continue
+        if deviate > 0:
+            warnings.warn(f"{path}: the teacher {teacher!r} keeps its rollout policy's choice unless the search "
+                          f"beats it by more than deviate={deviate:g}, but its labels' q are the search's own "
+                          f"means: targets at temperature {temperature:g} learn the means, not its choices "
+                          f"(fit at temperature 0 to learn those)", stacklevel=3)
 
 
 def split_paths(folders: Sequence[Path], holdout: float,

@@ -275,6 +275,23 @@ def test_labels_from_several_folders_hold_out_the_last_ones_shards(tmp_path):
         distill.split_labels([tmp_path / "a", tmp_path / "nothing"])
 
 
+def test_soft_targets_of_an_overruling_teacher_are_warned_about(tmp_path):
+    """A ``deviate`` teacher plays its rollout policy's choice unless its search beats it by the
+    margin, while its ``q`` are the search's means: reading its labels at a temperature above 0
+    warns (those targets are not its choices); at 0, or without targets, nothing is said."""
+    settings = labels.collection_settings("heuristic", TEACHER + ":deviate=0.5", ["random"], TINY, seed=7,
+                                          shard_games=1, slots=1)
+    labels.collect_shards(tmp_path / "d", settings, 2, progress=False)
+    with pytest.warns(UserWarning, match="deviate=0.5.*temperature 0.02 learn the means"):
+        distill.split_labels(tmp_path / "d", holdout=0.5, temperature=0.02)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        distill.split_labels(tmp_path / "d", holdout=0.5, temperature=0.0)
+        distill.split_labels(tmp_path / "d", holdout=0.5)
+        labels.collect_shards(tmp_path / "p", {**settings, "teacher": TEACHER}, 2, progress=False)
+        distill.split_labels(tmp_path / "p", holdout=0.5, temperature=0.02)  # no deviate: q are what it chose by
+
+
 def test_labels_read_for_fitting_pack_exactly_and_fit_the_same_network(tmp_path):
     import shutil
 
