@@ -55,7 +55,9 @@ class Comparison:
     and the Elo difference the win rates imply. A sequential comparison adds ``sprt`` (the test's
     settings, its LLR and bounds, the verdict) and ``fixed_deal_sets``: what a fixed-size test with
     the same error rates needs, paired and as two independent evaluations, from the variances
-    measured here."""
+    measured here. ``ms_per_choice`` is each agent's mean time in ``act`` at a decision with more
+    than one legal action, over the deal sets played by this call (``None`` when a resumed
+    results file held them all: it keeps no times)."""
 
     a: str
     b: str
@@ -75,6 +77,7 @@ class Comparison:
     mean_points_se: tuple[float, float] = (0.0, 0.0)
     elo: float = 0.0  #: A - B, from the win rates (:func:`training.stats.elo_of_win_rates`)
     elo_ci95: tuple[float, float] = (0.0, 0.0)
+    ms_per_choice: tuple[float, float] | None = None  #: a's, b's time in ``act`` at a decision with a choice
     sprt: dict[str, Any] | None = None
     fixed_deal_sets: dict[str, int] | None = None  #: ``paired`` and ``independent``
     per_deal_set: dict[str, list[list[float]]] = field(default_factory=dict, repr=False)  #: a, b: [win rate, points]
@@ -99,6 +102,8 @@ class Comparison:
                          f"{f'[{ci[0]:+{fmt}}, {ci[1]:+{fmt}}]':>18} {corr:>6.2f} "
                          f"{f'{se[0]:.4f} / {se[1]:.4f}':>20}")
         lines.append(f"{'elo A - B':<12} {self.elo:>+35.1f} {f'[{self.elo_ci95[0]:+.1f}, {self.elo_ci95[1]:+.1f}]':>18}")
+        if self.ms_per_choice is not None:
+            lines.append(f"{'ms/choice':<12} {self.ms_per_choice[0]:>8.2f} {self.ms_per_choice[1]:>8.2f}")
         if self.sprt is None:
             lo, hi = self.win_rate_diff_ci95
             verdict = ("A wins more often" if lo > 0 else "B wins more often" if hi < 0 else
@@ -187,8 +192,9 @@ def _comparer_state(lineups: list[list[str]], config_dict: dict, seed: int, give
     return {"built": built, "env": env, "lineups": lineups, "seed": seed}
 
 
-def _play_lineups(d: int, deals: list[dict]) -> list[list[tuple[list[str], list[int], list[int]]]]:
-    """Deal set ``d`` played by every lineup, every seat rotation: (seat specs, winners, totals)."""
+def _play_lineups(d: int, deals: list[dict]) -> list[list[tuple[list[str], list[int], list[int], np.ndarray]]]:
+    """Deal set ``d`` played by every lineup, every seat rotation: (seat specs, winners, totals,
+    each seat's clock as :func:`training.evaluate.play` keeps it)."""
     state = worker_state()
     built, env, seed = state["built"], state["env"], state["seed"]
     out = []
@@ -197,21 +203,30 @@ def _play_lineups(d: int, deals: list[dict]) -> list[list[tuple[list[str], list[
         games = []
         for rot in range(n):
             seat_specs = [lineup[(s - rot) % n] for s in range(n)]
-            winners, totals = play(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]))
-            games.append((seat_specs, winners, totals))
+            clock = np.zeros((n, 4))
+            winners, totals = play(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
+                                   clock=clock)
+            games.append((seat_specs, winners, totals, clock))
         out.append(games)
     return out
 
 
-def _means(games: list[tuple[list[str], list[int], list[int]]], spec: str) -> list[float]:
+def _means(games: list[tuple[list[str], list[int], list[int], np.ndarray]], spec: str) -> list[float]:
     """``spec``'s mean win share and points over its seats in one deal set's games."""
     wins, points = [], []
-    for seat_specs, winners, totals in games:
+    for seat_specs, winners, totals, _ in games:
         for seat, s in enumerate(seat_specs):
             if s == spec:
                 wins.append(win_share(seat in winners, len(winners)))
                 points.append(totals[seat])
     return [float(np.mean(wins)), float(np.mean(points))]
+
+
+def _clock(games: list[tuple[list[str], list[int], list[int], np.ndarray]], spec: str) -> np.ndarray:
+    """``spec``'s clock summed over its seats in one deal set's games (seconds and decisions, all
+    and with a choice)."""
+    return sum((clock[seat] for seat_specs, _, _, clock in games for seat, s in enumerate(seat_specs) if s == spec),
+               np.zeros(4))
 
 
 def _deals(config: RulesConfig, seed: int) -> Iterator[list[dict]]:
@@ -297,6 +312,7 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
         if verdict is not None:
             del rows[n:]
             break
+    clocks = np.zeros((2, 4))  # a's, b's, over the deal sets played here (a resumed file keeps no times)
     bar = tqdm(total=deal_sets, initial=len(rows), desc="compare", unit="deal set", disable=not progress)
     try:
         if verdict is None and len(rows) < deal_sets:
@@ -307,6 +323,8 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
             with WorkerPool(workers, _comparer_state, (lineups, config.to_dict(), seed, given), address=address) as pool:
                 for played in pool.imap(_play_lineups, tasks):
                     row = (_means(played[0], focal[0]), _means(played[-1], focal[1]))
+                    clocks[0] += _clock(played[0], focal[0])
+                    clocks[1] += _clock(played[-1], focal[1])
                     rows.append(row)
                     if results is not None:
                         results.add(*row)
@@ -321,8 +339,10 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
         bar.close()
         if results is not None:
             results.close()
-    return _summarize(rows, first, second, opponents or [], seed, config.num_players, seats, sprt, llr, mu,
-                      verdict)
+    out = _summarize(rows, first, second, opponents or [], seed, config.num_players, seats, sprt, llr, mu, verdict)
+    if clocks[:, 3].all():
+        out.ms_per_choice = (1000 * clocks[0, 2] / clocks[0, 3], 1000 * clocks[1, 2] / clocks[1, 3])
+    return out
 
 
 def _summarize(rows: list[tuple[list[float], list[float]]], first: str, second: str, vs: list[str], seed: int,

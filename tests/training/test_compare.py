@@ -98,6 +98,11 @@ def test_a_saved_comparison_resumes_where_it_stopped(tmp_path):
                       save=path)
     assert resumed.per_deal_set == whole.per_deal_set and resumed.sprt == whole.sprt
     assert len(path.read_text().splitlines()) == 1 + 9
+    assert all(ms > 0 for ms in whole.ms_per_choice) and "ms/choice" in whole.table()  # the deal sets played here
+    again = compare("heuristic", "greedy", SMALL, vs=["random"], deal_sets=9, seed=5, progress=False, sprt=test,
+                    save=path)
+    assert again.per_deal_set == whole.per_deal_set and again.ms_per_choice is None  # the file keeps no times
+    assert "ms/choice" not in again.table()
     with pytest.raises(ConfigError, match="holds another comparison"):
         compare("heuristic", "random", SMALL, vs=["greedy"], deal_sets=2, progress=False, save=path)
 
