@@ -22,16 +22,19 @@ A worker that dies (a process killed, out of memory, a Ray node lost) loses no w
 again; a Ray actor is dropped and its tasks go to the living ones) and the results are the ones
 one process gives, in the same order. A task that kills every worker it is given
 (``max_tries`` times) or a cluster with no worker left raises :class:`WorkerLostError`, after the
-results already returned were handed out.
+results already returned were handed out. The other way round, a spawned worker whose parent
+dies without closing the pool (a SIGTERM or SIGKILL, which run no cleanup) ends too.
 """
 
 from __future__ import annotations
 
 import atexit
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -92,8 +95,13 @@ def _settle_threads() -> None:
 
 
 def _init(initializer: Callable[..., dict[str, Any]], initargs: tuple, threads: int) -> None:
-    """A spawned worker's start: Ctrl-C is the parent's to handle (it stops between tasks)."""
+    """A spawned worker's start: Ctrl-C is the parent's to handle (it stops between tasks), and
+    the worker leaves when its parent dies without closing the pool (a SIGTERM or SIGKILL): the
+    task queue's pipe stays open in every worker, so without it the workers wait on it forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_leave_with, args=(parent.sentinel,), name="parent-watch", daemon=True).start()
     # torch (and OpenMP) read these when first imported, which is often in the first task (an
     # evaluation's agents load there): without them that task ran on torch's default threads,
     # two workers on two cores oversubscribed, until _settle_threads held torch after it
@@ -102,6 +110,12 @@ def _init(initializer: Callable[..., dict[str, Any]], initargs: tuple, threads: 
     _limit_threads(threads)
     _ACTIVE[:] = [initializer(*initargs)]
     _limit_threads(threads)  # the libraries the initializer loaded too
+
+
+def _leave_with(sentinel: int) -> None:
+    """Wait for the parent process to end (its sentinel turns ready), then end this one."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def _run_task(fn: Callable[..., Any], *args: Any) -> Any:

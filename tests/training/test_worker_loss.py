@@ -1,10 +1,15 @@
 """No work lost when a worker dies (training.workers.WorkerPool.imap): a killed worker process's
 tasks run again on a new pool, the results are the one-process results, in order; a task that kills
-every worker it is given is a clear error."""
+every worker it is given is a clear error; workers whose parent is killed leave too."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -67,3 +72,49 @@ def test_an_evaluation_whose_worker_dies_equals_the_one_process_report(tmp_path)
     for a, b in zip(alone.results, hit.results):
         assert (a.spec, a.win_rate, a.mean_points, a.rating) == (b.spec, b.win_rate, b.mean_points, b.rating)
     assert np.isfinite(hit.ms_per_game)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie waiting to be reaped has ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_leave_when_their_parent_is_killed(tmp_path):
+    """A parent killed without closing its pool (SIGKILL: no handler, no atexit) leaves no worker
+    behind: each waits on its parent's end, not only on the task queue, whose pipe every worker
+    holds open."""
+    script = tmp_path / "parent.py"
+    script.write_text(textwrap.dedent("""
+        import os, time
+        from training.workers import WorkerPool
+
+        def nothing():
+            return {}
+
+        def pid(_):
+            time.sleep(0.2)
+            return os.getpid()
+
+        if __name__ == "__main__":
+            with WorkerPool(2, nothing) as pool:
+                print(*sorted(set(pool.map(pid, range(6)))), flush=True)
+                time.sleep(600)
+    """))
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    try:
+        assert pids
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 30
+        while any(map(_running, pids)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(_running, pids))
+    finally:
+        for pid in filter(_running, pids):
+            os.kill(pid, signal.SIGKILL)
+        parent.kill()
