@@ -12,7 +12,16 @@ import numpy as np
 from agents.base import act_batch, legal_actions
 from agents.baselines import HeuristicAgent
 from agents.search.ismcts import ismcts, new_tree, reset_tree, root_visits
-from agents.search.pimc import apply_rows, observe_rows, pimc, pimc_block, pimc_race, prepare_worlds, score_rows
+from agents.search.pimc import (
+    apply_rows,
+    observe_rows,
+    pimc,
+    pimc_block,
+    pimc_race,
+    play_others,
+    prepare_worlds,
+    score_rows,
+)
 from agents.search.racing import BLOCK
 from agents.search.rollout import GREEDY, new_policy
 from agents.search.spec import ROLLOUTS, SearchSettings, SearchSpecError, parse_search_spec
@@ -86,6 +95,8 @@ class SearchAgent:
         k = config.max_pip + 1
         self._tables = HeuristicAgent(config).kernel_tables  # the heuristic rollouts' and the opponent model's
         self._policy = new_policy(kind, k, self._tables)
+        #: with ``others``: the compiled policy of the opponents' seats in a checkpoint rollout
+        self._others = new_policy(ROLLOUTS.index(settings.others), k, self._tables) if settings.others else None
         self._template = self._world_state(1)
         self._work = self._world_state(2)
         self._scratch = new_scratch(config.num_players, config.num_tiles, self.encoder.size, k)
@@ -248,7 +259,8 @@ class SearchAgent:
     def _search_pimc_batched(self, legal: np.ndarray, world: World, value: Valuation,
                              start: float) -> tuple[int, int, int, np.ndarray]:
         """PIMC with a checkpoint's network as the rollout policy: chunks of worlds, each world's
-        rollouts (one per action) stepped in lockstep with one forward pass per step."""
+        rollouts (one per action) stepped in lockstep with one forward pass per step (with
+        ``others``, per step of the searcher's seat, the opponents' turns played compiled between)."""
         actions = legal.astype(np.int64)
         num = actions.size
         sums = np.zeros(num)
@@ -268,6 +280,9 @@ class SearchAgent:
             steps = slots
             while True:
                 rows = np.flatnonzero(state.round_index[:slots] == 0)
+                if self._others is not None:  # the opponents' turns, compiled, up to the searcher's next
+                    steps += play_others(state, self._consts, rows, self._others, self._scratch.rs)
+                    rows = np.flatnonzero(state.round_index[:slots] == 0)
                 if not rows.size:
                     break
                 observe_rows(state, self._consts, self._offsets, rows, obs, mask)

@@ -4,7 +4,8 @@ world (the same worlds for every action); the searcher plays the action with the
 :func:`pimc` rolls out with a compiled policy. With a checkpoint as the rollout policy, the
 worlds of a chunk are laid out by :func:`prepare_worlds` (game ``w * L + i``: world ``w`` after
 action ``i``) and stepped in lockstep outside compiled code, one batched forward pass per step
-(:func:`observe_rows`, :func:`apply_rows`), then scored by :func:`score_rows`.
+(:func:`observe_rows`, :func:`apply_rows`), then scored by :func:`score_rows`; with ``others``
+a compiled policy plays the opponents' seats between the network's steps (:func:`play_others`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from __future__ import annotations
 from numba import njit
 
 from agents.search.racing import BLOCK, FIRST, drop_settled
-from agents.search.rollout import rollout
+from agents.search.rollout import choose, rollout
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden
 from cf_env.vector import GAME0, GAME1, apply_action, copy_game, njit_unrefcounted, write_observation
 
-__all__ = ["apply_rows", "observe_rows", "pimc", "pimc_block", "pimc_race", "prepare_worlds", "score_rows"]
+__all__ = ["apply_rows", "observe_rows", "pimc", "pimc_block", "pimc_race", "play_others", "prepare_worlds",
+           "score_rows"]
 
 
 @njit_unrefcounted(cache=True)
@@ -70,6 +72,22 @@ def apply_rows(s, c, rows, actions):
     """``actions[j]`` in game ``rows[j]``."""
     for j in range(rows.shape[0]):
         apply_action(rows[j], actions[j], s, c)
+
+
+@njit(cache=True)
+def play_others(s, c, rows, policy, rs):
+    """Each game of ``rows`` played on by the compiled ``policy`` while a seat other than 0 (the
+    searcher's) is to move and its round goes on; returns the decisions taken. Seat 0's moves are
+    the caller's (a network's, batched)."""
+    steps = 0
+    for j in range(rows.shape[0]):
+        b = rows[j]
+        for _ in range(1 << 20):  # bounded: every round ends
+            if s.round_index[b] != 0 or s.current_player[b] <= 0:
+                break
+            apply_action(b, choose(s, c, b, policy, rs), s, c)
+            steps += 1
+    return steps
 
 
 @njit(cache=True)

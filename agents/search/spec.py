@@ -12,6 +12,10 @@ rollout    heuristic   ``heuristic``, ``greedy`` or ``random``: the policy that 
                        a path): its network plays every rollout of a batch of worlds in lockstep,
                        one batched forward pass per step (about 40 ms per batch: give it
                        ``ms=200`` or more)
+others     (rollout)   with a checkpoint ``rollout``: ``heuristic``, ``greedy`` or ``random`` plays the
+                       opponents' seats in the rollouts (compiled), the network only the searcher's;
+                       the search then models its opponents as that policy (against that opponent,
+                       the model is exact, and the rollouts cost a quarter of the forward passes)
 value      points      ``points`` or ``win`` (:mod:`agents.search.values`)
 infer      constraints ``constraints``: worlds respect the opponents' failures to match (``1``
                        too); ``policy``: they are also resampled by how likely the opponents'
@@ -70,6 +74,7 @@ class SearchSettings:
     ms: float = 40.0
     sims: int = 0
     rollout: str = "heuristic"
+    others: str = ""
     value: str = "points"
     infer: str = "constraints"
     temp: float = TEMPERATURE
@@ -109,6 +114,13 @@ class SearchSettings:
                 raise SearchSpecError(f"{where!r}: a checkpoint rollout ({self.rollout}) is played in batches over "
                                       f"the worlds, which pimc does; ismcts plays one world at a time: use "
                                       f"rollout={'|'.join(ROLLOUTS)}")
+        if self.others:
+            if self.others not in ROLLOUTS:
+                raise SearchSpecError(f"{where!r}: others must be one of {ROLLOUTS} (a compiled policy for the "
+                                      f"opponents' seats), got {self.others!r}")
+            if self.rollout in ROLLOUTS:
+                raise SearchSpecError(f"{where!r}: others sets the opponents' policy beside a checkpoint rollout; "
+                                      f"rollout={self.rollout} already plays every seat compiled")
         for name in ("ms", "c"):
             if not (getattr(self, name) >= 0 and math.isfinite(getattr(self, name))):
                 raise SearchSpecError(f"{where!r}: {name} must be >= 0, got {getattr(self, name)}")

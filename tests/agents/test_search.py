@@ -37,7 +37,7 @@ SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
 def test_spec_parsing_and_errors():
     assert parse_search_spec("search").algo == "pimc"
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:keep=0.2:c=1.5:seed=3")
-    assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "value": "points",
+    assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "others": "", "value": "points",
                          "infer": "none", "temp": TEMPERATURE, "proposals": 8, "belief": "", "keep": 0.2, "c": 1.5, "race": 0.0,
                          "tie": 0.01, "deviate": 0.0, "seed": 3}
     assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
@@ -386,3 +386,39 @@ def test_deviate_keeps_the_blueprints_choice_unless_the_search_beats_it_by_more(
         assert chosen == (best if gain > 0.05 else own)
         deviated += chosen != own
     assert deviated  # the search does overrule it where it is sure
+
+
+def test_others_play_the_opponents_seats_and_the_network_only_the_searchers():
+    """``others=heuristic`` beside a checkpoint rollout: the compiled heuristic plays the opponents'
+    seats, the network (here the heuristic agent, row by row) only the searcher's. With the same
+    worlds, the values are the all-compiled heuristic search's, and the network is asked for the
+    searcher's decisions only (far fewer rows than the rollouts' decisions)."""
+    config = RulesConfig(rounds=1)
+    encoder = ObservationEncoder(config)
+    rows = []
+
+    class Recorded(HeuristicAgent):
+        def act_batch(self, observations, masks, rng):
+            rows.append(len(observations))
+            return np.array([self.act({"observation": o, "action_mask": m}, rng)
+                             for o, m in zip(observations, masks)], dtype=np.int64)
+
+    mixed = SearchAgent(config, parse_search_spec("search:ms=0:sims=6:rollout=zoo:strong-4p:others=heuristic"))
+    mixed._network = Recorded(config)
+    compiled = SearchAgent(config, parse_search_spec("search:ms=0:sims=6"))
+    searched = 0
+    for game, seat in random_positions(config, seed=4, count=30):
+        observation = {"observation": encoder.encode(game, seat), "action_mask": encoder.mask(game.legal_bits)}
+        if len(game.legal_actions()) < 2:
+            continue
+        rows.clear()
+        assert mixed.act(observation, np.random.default_rng(1)) == compiled.act(observation, np.random.default_rng(1))
+        np.testing.assert_allclose(mixed.last_search["scores"], compiled.last_search["scores"])
+        assert mixed.last_search["rollout_decisions"] == compiled.last_search["rollout_decisions"]
+        assert sum(rows) < mixed.last_search["rollout_decisions"] / 2
+        searched += 1
+    assert searched >= 5
+    with pytest.raises(SearchSpecError, match="others must be one of"):
+        parse_search_spec("search:ms=0:sims=6:rollout=zoo:strong-4p:others=nobody")
+    with pytest.raises(SearchSpecError, match="already plays every seat"):
+        parse_search_spec("search:ms=0:sims=6:others=heuristic")
