@@ -25,6 +25,7 @@ from agents.checkpoint import atomic_write
 from agents.torch_policy import ActorCritic
 from cf_env import ConfigError
 from training.distill import FitSettings, fit, imitate, label_rules, split_labels, split_paths, strength
+from training.labels import read_collection
 
 __all__ = ["CURVE_SETTINGS", "learning_curve", "main", "plot_curve"]
 
@@ -33,8 +34,7 @@ def _teachers(folders: Sequence[str | Path], holdout: float) -> str:
     """The teachers (``collection.json``) of the folders :func:`split_labels` trains on."""
     train, _ = split_paths([Path(f) for f in folders], holdout)
     trained = dict.fromkeys(p.parent for p in train)
-    return ", ".join(dict.fromkeys(str(json.loads((f / "collection.json").read_text()).get("teacher"))
-                                   for f in trained))
+    return ", ".join(dict.fromkeys(str(read_collection(f).get("teacher")) for f in trained))
 
 
 #: what a learning curve's points must share to be drawn as one curve (and resumed from its JSON)

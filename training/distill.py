@@ -46,6 +46,7 @@ from training.labels import (
     collection_settings,
     imitation_labels,
     label_weights,
+    read_collection,
     shard_paths,
     soft_targets,
 )
@@ -75,19 +76,22 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     folders = [Path(folder)] if isinstance(folder, (str, Path)) else [Path(f) for f in folder]
     if not folders:
         raise ConfigError("no label folders given")
-    label_rules(folders if heldout is None else [*folders, Path(heldout)])  # one rule set
+    every = folders if heldout is None else [*folders, Path(heldout)]
+    settings = [read_collection(f) for f in every]
+    _one_rule_set(every, settings)
     if temperature:
-        _warn_overruled_values(folders, temperature)
+        _warn_overruled_values(folders, settings, temperature)
     train_paths, test_paths = split_paths(folders, holdout, heldout)
     return _read_shards(train_paths, limit, temperature, weighting), _read_shards(test_paths, None)
 
 
-def _warn_overruled_values(folders: Sequence[Path], temperature: float) -> None:
-    """Warn when a folder's teacher is a search with ``deviate``: its ``q`` are the search's own
-    means, which its choices overrule by up to the margin, so targets at a temperature above 0 learn
-    the means rather than the choices it played (``temperature=0`` learns the choices)."""
-    for path in folders:
-        teacher = json.loads((Path(path) / "collection.json").read_text()).get("teacher", "")
+def _warn_overruled_values(folders: Sequence[Path], settings: Sequence[dict[str, Any]], temperature: float) -> None:
+    """Warn when a folder's teacher (``settings``: the folders' collections, in order) is a search
+    with ``deviate``: its ``q`` are the search's own means, which its choices overrule by up to the
+    margin, so targets at a temperature above 0 learn the means rather than the choices it played
+    (``temperature=0`` learns the choices)."""
+    for path, collection in zip(folders, settings):
+        teacher = collection.get("teacher", "")
         try:
             deviate = parse_search_spec(teacher).deviate
         except SearchSpecError:  # not a search: its q are what it chose by
@@ -217,13 +221,12 @@ def label_rules(folders: str | Path | Sequence[str | Path]) -> RulesConfig:
     """The rules of one or more label folders (their ``collection.json``); a
     :class:`~cf_env.ConfigError` when a folder is not a collection or they differ."""
     paths = [Path(folders)] if isinstance(folders, (str, Path)) else [Path(f) for f in folders]
-    found: list[RulesConfig] = []
-    for path in paths:
-        meta = path / "collection.json"
-        if not meta.is_file():
-            raise ConfigError(f"{path} is not a label collection (no collection.json): "
-                              f"make one with chickenfoot labels collect --out {path}")
-        found.append(RulesConfig.from_dict(json.loads(meta.read_text())["rules"]))
+    return _one_rule_set(paths, [read_collection(p) for p in paths])
+
+
+def _one_rule_set(paths: Sequence[Path], settings: Sequence[dict[str, Any]]) -> RulesConfig:
+    """The rules the collections ``settings`` (of ``paths``) share; a ConfigError when they differ."""
+    found = [RulesConfig.from_dict(collection["rules"]) for collection in settings]
     if any(rules != found[0] for rules in found[1:]):
         raise ConfigError(f"label folders of different rules: {', '.join(map(str, paths))}")
     return found[0]

@@ -54,7 +54,8 @@ from training.bc import discount_per_seat
 from training.config import DEFAULT_TEACHER
 
 __all__ = ["DEFAULT_TEACHER", "LABEL_KEYS", "WEIGHTINGS", "collect_labels", "collect_labels_env", "collect_shards",
-           "collection_settings", "imitation_labels", "label_weights", "load_labels", "shard_paths", "soft_targets"]
+           "collection_settings", "imitation_labels", "label_weights", "load_labels", "read_collection", "shard_paths",
+           "soft_targets"]
 
 LABEL_KEYS = ("obs", "mask", "q", "worlds", "choice", "ret", "agree")
 RETIRED = -1  #: a slot whose games are all played: the heuristic moves it on, unlabelled
@@ -331,6 +332,16 @@ def imitation_labels(agent: Any, config: RulesConfig, games: int, seed: int, gam
 
 
 # ------------------------------------------------------------------------------ shards on disk
+
+def read_collection(folder: str | Path) -> dict[str, Any]:
+    """A label folder's settings (its ``collection.json``, :func:`collection_settings`'s dict); a
+    :class:`~cf_env.ConfigError` when the folder is not a collection."""
+    meta = Path(folder) / "collection.json"
+    if not meta.is_file():
+        raise ConfigError(f"{folder} is not a label collection (no collection.json): "
+                          f"make one with chickenfoot labels collect --out {folder}")
+    return json.loads(meta.read_text())
+
 
 def shard_paths(folder: str | Path) -> list[Path]:
     return sorted(Path(folder).glob("shard_*.npz"))
