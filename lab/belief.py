@@ -156,13 +156,16 @@ def heldout_loss(net: BeliefNet, test: dict) -> float:
 # ------------------------------------------------------------------------------------- score
 
 def sampler_probs(obs: np.ndarray, history: np.ndarray, mask_n: int, encoder: ObservationEncoder, mode: str,
-                  worlds: int, rng: np.random.Generator) -> np.ndarray:
-    """``(T, n)`` counts of the worlds that put each tile in each location (opponents, boneyard)."""
+                  worlds: int, rng: np.random.Generator, temp: float = DEFAULTS["temp"],
+                  proposals: int = DEFAULTS["proposals"], belief: np.ndarray | None = None) -> np.ndarray:
+    """``(T, n)`` counts of the worlds that put each tile in each location (opponents, boneyard);
+    ``temp`` and ``proposals`` are the policy sampler's (the search spec's parameters), ``belief``
+    the belief network's rows for ``mode`` ``belief`` or ``both``."""
     config = encoder.config
     n, t = config.num_players, config.num_tiles
     observation = {"observation": obs, "action_mask": np.ones(mask_n, np.int8), "history": history}
-    sw = sample_worlds(observation, worlds, rng, encoder, infer=mode, temp=DEFAULTS["temp"],
-                       proposals=DEFAULTS["proposals"] if mode == "policy" else 1)
+    sw = sample_worlds(observation, worlds, rng, encoder, infer=mode, temp=temp,
+                       proposals=proposals if mode != "constraints" else 1, belief=belief)
     counts = np.zeros((t, n))
     counts[:, : n - 1] = sw.hands[:, 1:, :].sum(0).T
     np.add.at(counts[:, n - 1], sw.boneyards.ravel(), 1)
@@ -170,10 +173,14 @@ def sampler_probs(obs: np.ndarray, history: np.ndarray, mask_n: int, encoder: Ob
 
 
 def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout: float, seed: int,
-          alphas: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 4.0)) -> dict:
+          alphas: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 4.0), temps: tuple[float, ...] = (DEFAULTS["temp"],),
+          proposals: int = DEFAULTS["proposals"]) -> dict:
     """Log-loss (nats per hidden tile) and mean probability of the true location, on the held-out
     shards' first ``positions`` positions, for the learned belief, hand-size proportions, and the
-    ``constraints`` and ``policy`` samplers (``worlds`` worlds each)."""
+    ``constraints`` and ``policy`` samplers (``worlds`` worlds each; the policy sampler at each of
+    ``temps`` with ``proposals`` candidates a world, named ``policy`` for one temperature and
+    ``policy_tT`` for several); with a ``model``, also the search's ``belief`` sampler (worlds
+    resampled by the network, as ``infer=belief`` deals them) and ``both`` (network times policy)."""
     from tqdm.auto import tqdm
 
     _train, test, config = load_shards(folder, holdout)
@@ -189,6 +196,7 @@ def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout
     prop = np.broadcast_to((sizes / sizes.sum(1, keepdims=True))[:, None, :], (len(pick), config.num_tiles, n))
     per_method["hand_sizes"] = np.take_along_axis(prop, np.clip(labels, 0, None)[..., None], -1)[..., 0]
     seconds = {}
+    net = None
     if model is not None:
         net = load_belief(model, config)
         t0 = time.perf_counter()
@@ -196,16 +204,22 @@ def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout
             logp = net(torch.as_tensor(obs)).numpy()
         seconds["learned"] = time.perf_counter() - t0
         per_method["learned"] = np.exp(np.take_along_axis(logp, np.clip(labels, 0, None)[..., None], -1)[..., 0])
-    for mode in ("constraints", "policy"):
+    samplers = [("constraints", "constraints", 1.0)]
+    samplers += [("policy" if len(temps) == 1 else f"policy_t{t:g}", "policy", t) for t in temps]
+    if net is not None:
+        samplers.append(("belief", "belief", 1.0))
+        samplers += [("both" if len(temps) == 1 else f"both_t{t:g}", "both", t) for t in temps]
+    for name, mode, temp in samplers:
         counts = np.zeros((len(pick), config.num_tiles, n))
         t0 = time.perf_counter()
-        for i, p in enumerate(tqdm(pick, desc=mode, unit="position", leave=False)):
+        for i, p in enumerate(tqdm(pick, desc=name, unit="position", leave=False)):
             counts[i] = sampler_probs(obs[i], test["history"][p], config.num_actions, encoder, mode, worlds,
-                                      np.random.default_rng([seed, i]))
-        seconds[mode] = time.perf_counter() - t0
+                                      np.random.default_rng([seed, i]), temp, proposals,
+                                      net.seat_rows(obs[i]) if net is not None and mode != "policy" else None)
+        seconds[name] = time.perf_counter() - t0
         for a in alphas:
             smoothed = (counts + a * open_[:, None, :]) / (worlds + a * open_.sum(1))[:, None, None]
-            per_method[f"{mode}_alpha{a:g}"] = np.take_along_axis(smoothed, np.clip(labels, 0, None)[..., None],
+            per_method[f"{name}_alpha{a:g}"] = np.take_along_axis(smoothed, np.clip(labels, 0, None)[..., None],
                                                                   -1)[..., 0]
     report: dict = {"positions": len(pick), "hidden_tiles": int(hidden.sum()), "worlds": worlds,
                     "heldout_shards": test["shards"], "methods": {}}
@@ -220,7 +234,9 @@ def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout
             base = per_pos
         report["methods"][name] = entry
     if base is not None:  # paired over positions: learned minus each sampler's best smoothing
-        for mode in ("constraints", "policy"):
+        for mode in ("constraints", "policy", "belief", "both"):
+            if not any(k.startswith(mode) for k in report["methods"]):
+                continue
             best = min((k for k in report["methods"] if k.startswith(mode)),
                        key=lambda k: report["methods"][k]["nats_per_tile"])
             loss = -np.log(np.clip(per_method[best], 1e-12, None))
@@ -259,6 +275,10 @@ def main(argv: list[str] | None = None) -> dict:
     s.add_argument("--worlds", type=int, default=128)
     s.add_argument("--holdout", type=float, default=0.1)
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--temp", type=float, nargs="+", default=[DEFAULTS["temp"]],
+                   help="the policy sampler's temperature(s) (default: the search's fitted one)")
+    s.add_argument("--proposals", type=int, default=DEFAULTS["proposals"],
+                   help="the policy sampler's candidate worlds per world kept")
     args = parser.parse_args(argv)
     if args.command == "collect":
         collect(args.out, args.games, args.lineup, args.seed, args.shard_games, args.players)
@@ -267,7 +287,8 @@ def main(argv: list[str] | None = None) -> dict:
         report = fit(args.folder, args.out, args.epochs, args.lr, args.batch, args.holdout, args.seed,
                      tuple(args.hidden), args.weight_decay)
     else:
-        report = score(args.folder, args.model, args.positions, args.worlds, args.holdout, args.seed)
+        report = score(args.folder, args.model, args.positions, args.worlds, args.holdout, args.seed,
+                       temps=tuple(args.temp), proposals=args.proposals)
     print(json.dumps(report, indent=2))
     return report
 

@@ -24,7 +24,14 @@ from agents.search.pimc import (
 )
 from agents.search.racing import BLOCK
 from agents.search.rollout import GREEDY, new_policy
-from agents.search.spec import ROLLOUTS, SearchSettings, SearchSpecError, parse_search_spec
+from agents.search.spec import (
+    BELIEF_MODES,
+    HISTORY_MODES,
+    ROLLOUTS,
+    SearchSettings,
+    SearchSpecError,
+    parse_search_spec,
+)
 from agents.search.values import Valuation, valuation
 from agents.search.worlds import World, new_scratch, read_observation
 from cf_env import ObservationEncoder, RulesConfig
@@ -63,9 +70,9 @@ class SearchAgent:
         seed, rollout, algo = settings.seed, settings.rollout, settings.algo
         #: True when it reads the observation's ``history`` entry (``raw_env(history=True)``);
         #: the evaluation, play and training loops give it one then
-        self.needs_history = self.infer == "policy"
+        self.needs_history = self.infer in HISTORY_MODES
         self._belief = None
-        if self.infer == "belief":
+        if self.infer in BELIEF_MODES:
             from agents.search.belief import load_belief
 
             self._belief = load_belief(settings.belief, config)
@@ -129,8 +136,10 @@ class SearchAgent:
         obs = np.asarray(observation["observation"], dtype=np.float32)
         history = observation.get("history") if self.needs_history else None
         if self.needs_history and history is None and not self._warned:
-            warnings.warn(f"{self.name}: infer=policy reads the observation's 'history' entry, which this one lacks "
-                          f"(make the env with history=True); these decisions use infer=constraints", stacklevel=2)
+            fallback = "belief" if self.infer == "both" else "constraints"
+            warnings.warn(f"{self.name}: infer={self.infer} reads the observation's 'history' entry, which this one "
+                          f"lacks (make the env with history=True); these decisions use infer={fallback}",
+                          stacklevel=2)
             self._warned = True
         world = self._read(obs, observation, history)
         value = valuation(obs, self.encoder, self.value)
@@ -176,7 +185,8 @@ class SearchAgent:
 
     def _read(self, obs: np.ndarray, observation: dict, history: np.ndarray | None) -> World:
         """The public state of ``obs`` into the template game, and the sampler's inputs (with this
-        agent's inference: the history for ``policy``, the belief's probabilities for ``belief``,
+        agent's inference: the history for ``policy``, the belief's probabilities for ``belief``
+        (both for ``both``),
         the observation's ``hands`` entry for ``oracle``)."""
         return read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables,

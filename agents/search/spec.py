@@ -25,13 +25,14 @@ infer      constraints ``constraints``: worlds respect the opponents' failures t
                        stronger and costs a third of the worlds (lab/results/search.md);
                        ``belief``: they are resampled by a belief network's probabilities of
                        where each hidden tile lies (``belief=PATH``; :mod:`agents.search.belief`);
+                       ``both``: by the product of the two (``belief=PATH``, and the ``history``);
                        ``oracle``: every world deals the opponents their true hands (only the
                        boneyard's order is sampled): a teacher for ``training.labels collect``,
                        which shows it the hands; no player gets them (R17), so it cannot play
 temp       TEMP        the opponent model's softmax temperature over heuristic scores (fitted,
                        see ``lab/opponent_model.py``)
-proposals  8           ``infer=policy`` or ``belief``: candidate worlds dealt for each world kept
-belief     (none)      ``infer=belief``: the belief network's file (``python -m lab.belief fit``)
+proposals  8           ``infer=policy``, ``belief`` or ``both``: candidate worlds dealt for each world kept
+belief     (none)      ``infer=belief`` or ``both``: the belief network's file (``python -m lab.belief fit``)
 keep       0           chance that an opponent holds one tile of a value it failed to match
 race       0           pimc: racing (:mod:`agents.search.racing`): stop trying an action once the
                        leader beats it by ``race`` standard errors over the worlds so far (0: off,
@@ -55,11 +56,13 @@ from typing import Any
 
 from agents.spec import SearchSpecError, parse_spec
 
-__all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSettings", "SearchSpecError", "TEMPERATURE",
-           "VALUES", "parse_search_spec"]
+__all__ = ["ALGORITHMS", "BELIEF_MODES", "DEFAULTS", "HISTORY_MODES", "INFER_MODES", "ROLLOUTS", "SearchSettings",
+           "SearchSpecError", "TEMPERATURE", "VALUES", "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
-INFER_MODES = ("policy", "constraints", "none", "belief", "oracle")  #: how worlds use what the opponents showed
+INFER_MODES = ("policy", "constraints", "none", "belief", "oracle", "both")  #: how worlds use what the opponents showed
+HISTORY_MODES = ("policy", "both")  #: the modes that weigh worlds by the opponents' plays (read the history)
+BELIEF_MODES = ("belief", "both")  #: the modes that weigh worlds by a belief network
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
 VALUES = ("win", "points")
@@ -100,8 +103,8 @@ class SearchSettings:
         where = self.spec
         if self.infer not in INFER_MODES:
             raise SearchSpecError(f"{where!r}: infer must be one of {INFER_MODES} (or 1/0), got {self.infer!r}")
-        if (self.infer == "belief") != bool(self.belief):
-            raise SearchSpecError(f"{where!r}: infer=belief and belief=PATH (the belief network) go together")
+        if (self.infer in BELIEF_MODES) != bool(self.belief):
+            raise SearchSpecError(f"{where!r}: infer=belief (or both) and belief=PATH (the belief network) go together")
         if self.algo not in ALGORITHMS:
             raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
         if self.value not in VALUES:

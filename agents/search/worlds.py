@@ -39,7 +39,7 @@ from numba import njit
 
 from agents.baselines import HeuristicAgent, HeuristicTables
 from agents.search.inference import Decisions, log_likelihood, no_decisions, read_history
-from agents.search.spec import INFER_MODES
+from agents.search.spec import BELIEF_MODES, HISTORY_MODES, INFER_MODES
 from cf_env import ConfigError, ObservationEncoder, action_table
 from cf_env.engine import Role
 from cf_env.vector import State, copy_game
@@ -230,7 +230,8 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     ``history`` (the observation's history entry) under the heuristic softmax at ``temp`` with
     ``proposals`` candidates per world (``tables``: the heuristic's kernel tables); ``belief``
     weights them by a belief network's log-probabilities instead (``(n+1, T)``, see
-    :class:`World`; :meth:`agents.search.belief.BeliefNet.seat_rows`); ``oracle`` deals each
+    :class:`World`; :meth:`agents.search.belief.BeliefNet.seat_rows`), and ``both`` by the
+    product of the two likelihoods; ``oracle`` deals each
     opponent its true hand, ``hands`` (``(n - 1, T)`` flags, the observer's left first: the first
     rows of :meth:`cf_env.vector.VectorGame.hidden_tiles`), so only the boneyard's order is
     sampled."""
@@ -290,17 +291,17 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
     if tables is None:
         tables = HeuristicAgent(config).kernel_tables
-    policy = infer == "policy" and history is not None and proposals > 1
+    policy = infer in HISTORY_MODES and history is not None and proposals > 1
     decisions = read_history(history, encoder) if policy and history is not None else no_decisions(n, config.max_pip)
-    if infer == "belief":
+    if infer in BELIEF_MODES:
         if belief is None or belief.shape != (n + 1, t):
-            raise ConfigError(f"infer=belief needs the belief network's log-probabilities, shape {(n + 1, t)}; got "
+            raise ConfigError(f"infer={infer} needs the belief network's log-probabilities, shape {(n + 1, t)}; got "
                               f"{None if belief is None else belief.shape}")
         weights = np.ascontiguousarray(belief, dtype=np.float64)
     else:
         weights = np.zeros((0, 0))
     return World(pool, sizes, bone_n, forbid, order, float(keep) if infer not in ("none", "oracle") else 0.0, decisions,
-                 float(temp), int(proposals) if policy or infer == "belief" else 1, tables, weights)
+                 float(temp), int(proposals) if policy or infer in BELIEF_MODES else 1, tables, weights)
 
 
 def _true_hands(hands: np.ndarray | None, pool: np.ndarray, sizes: np.ndarray, n: int, t: int) -> np.ndarray:

@@ -38,7 +38,7 @@ def test_collect_fit_and_score(tmp_path):
     report = belief.main(["score", str(data), "--model", str(model), "--positions", "6", "--worlds", "8",
                           "--holdout", "0.34"])
     assert report["positions"] == 6 and report["hidden_tiles"] > 0
-    for name in ("learned", "hand_sizes", "constraints_alpha1", "policy_alpha1"):
+    for name in ("learned", "hand_sizes", "constraints_alpha1", "policy_alpha1", "belief_alpha1", "both_alpha1"):
         entry = report["methods"][name]
         assert math.isfinite(entry["nats_per_tile"]) and 0 < entry["p_true"] < 1
     # with 2 players every hidden tile is the opponent's or the boneyard's: hand sizes alone beat a coin

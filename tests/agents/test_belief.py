@@ -104,3 +104,54 @@ def test_a_search_with_a_belief_plays_whole_games(belief_file):
         assert obs["action_mask"][action]
         env.step(action)
     assert env.game.is_over
+
+
+def test_infer_both_is_the_product_of_the_belief_and_the_opponent_model(belief_file):
+    """``infer=both`` weighs each candidate world by the belief network and by the opponents' plays:
+    with a belief that says nothing (all tiles equally likely everywhere) it deals ``policy``'s
+    worlds, and with no opponent play to explain it deals ``belief``'s, from the same generator."""
+    with pytest.raises(SearchSpecError, match="go together"):
+        parse_search_spec("search:infer=both")
+    assert agents.load(f"search:ms=0:sims=2:infer=both:belief={belief_file}", CONFIG).needs_history
+    encoder = ObservationEncoder(CONFIG)
+    n, t = CONFIG.num_players, CONFIG.num_tiles
+    heuristic = HeuristicAgent(CONFIG)
+    env = raw_env(**CONFIG.to_dict(), history=True)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    first = env.observe(env.agent_selection)  # nobody has played: nothing for the opponent model
+    for _ in range(14):
+        env.step(heuristic.act(env.observe(env.agent_selection), rng))
+    later = env.observe(env.agent_selection)
+    assert later["history"].size
+    sharp = np.random.default_rng(0).normal(0.0, 2.0, (n + 1, t))
+    sharp[0] = 0.0
+
+    def deal(observation, mode, belief):
+        return sample_worlds(observation, 24, np.random.default_rng(7), encoder, infer=mode, proposals=8, belief=belief)
+
+    flat = deal(later, "both", np.zeros((n + 1, t)))
+    policy = deal(later, "policy", None)
+    np.testing.assert_array_equal(flat.hands, policy.hands)
+    np.testing.assert_array_equal(flat.boneyards, policy.boneyards)
+    mixed, belief_only = deal(first, "both", sharp), deal(first, "belief", sharp)
+    np.testing.assert_array_equal(mixed.hands, belief_only.hands)
+    # and with both at work the worlds differ from either alone
+    assert not np.array_equal(deal(later, "both", sharp).hands, policy.hands)
+    assert not np.array_equal(deal(later, "both", sharp).hands, deal(later, "belief", sharp).hands)
+
+
+def test_a_search_with_both_plays_whole_games(belief_file):
+    agent = agents.load(f"search:ms=0:sims=4:infer=both:belief={belief_file}", CONFIG)
+    env = raw_env(**CONFIG.to_dict(), history=True)
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs, rng)
+        assert obs["action_mask"][action]
+        env.step(action)
+    assert env.game.is_over
