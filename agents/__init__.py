@@ -6,6 +6,8 @@
 - a checkpoint path, or ``"zoo:NAME"`` for a checkpoint shipped in the package; either followed by
   ``:temperature=T`` samples the move from ``softmax(logits / T)`` instead of playing the most
   likely one;
+- ``"zoo:NAME"`` for a search spec shipped under a name (``agents/zoo/NAME.spec``; see
+  :mod:`agents.spec`);
 - ``"module:Class"`` or ``"path/file.py:Class"`` (with ``:key=value`` arguments): your own agent class;
 - ``"search"`` / ``"search:name=value:..."``: the search agents (PIMC and ISMCTS, see :mod:`agents.search`);
 - ``"sb3:PATH.zip"``: an sb3-contrib MaskablePPO model (extra ``sb3``; see
@@ -23,16 +25,16 @@ from pathlib import Path
 
 from agents.base import Agent, act_batch, legal_actions
 from agents.baselines import GreedyAgent, HeuristicAgent, RandomAgent
-from agents.spec import AgentSpec, AgentSpecError, parse_spec
+from agents.spec import ZOO_DIR, AgentSpec, AgentSpecError, named_specs, parse_spec
 from cf_env import RulesConfig
 from cf_env.packages import require_extra
 
 __all__ = ["Agent", "AgentSpec", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent",
-           "BASELINES", "checkpoint_file", "legal_actions", "load", "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
+           "BASELINES", "ZOO_DIR", "checkpoint_file", "legal_actions", "load", "named_specs", "parse_spec", "spec_rules",
+           "zoo_path", "zoo_names"]
 
 BASELINES: dict[str, Callable[[RulesConfig], Agent]] = {"random": RandomAgent, "greedy": GreedyAgent,
                                                          "heuristic": HeuristicAgent}
-ZOO_DIR = Path(__file__).parent / "zoo"
 
 
 def zoo_names() -> list[str]:
@@ -43,7 +45,8 @@ def zoo_names() -> list[str]:
 def zoo_path(name: str) -> Path:
     path = ZOO_DIR / f"{name}.pt"
     if not path.exists():
-        raise AgentSpecError(f"no shipped checkpoint 'zoo:{name}'; available: {zoo_names() or 'none'}")
+        raise AgentSpecError(f"no shipped checkpoint 'zoo:{name}'; available: {zoo_names() or 'none'} (named search "
+                             f"specs: {named_specs() or 'none'})")
     return path
 
 

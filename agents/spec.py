@@ -14,10 +14,16 @@ spec                           kind          argument            params
 ``sb3:PATH.zip``               sb3           the file            {}
 ``sb3+trust:PATH.zip``         sb3           the file            ``{"trust": "1"}``
 ``zoo:NAME[:k=v...]``          checkpoint    ``zoo:NAME``        the ``k=v`` pairs (strings)
+``zoo:NAME[:k=v...]`` (named)  search        ``""``              its spec's pairs, then ``k=v``
 ``module:Class[:k=v...]``      python        ``module:Class``    the ``k=v`` pairs (strings)
 ``path/file.py:Class[:k=v]``   python        ``path/file.py:C``  the ``k=v`` pairs (strings)
 any other ``PATH[:k=v...]``    checkpoint    the path            the ``k=v`` pairs (strings)
 =============================  ============  ==================  =============================
+
+A **named spec** is a search spec shipped under a name: ``agents/zoo/NAME.spec`` holds one spec
+line (lines starting ``#`` are its description), and ``zoo:NAME`` reads as that spec, so every
+place that asks what a spec names sees a search. Pairs after the name override the file's
+(``zoo:NAME:ms=200`` is its spec with ``ms=200``). A name is a checkpoint's or a spec's, not both.
 
 A checkpoint's one parameter is ``temperature=T``: the network samples its move from
 ``softmax(logits / T)`` instead of playing its most likely one (``zoo:strong-4p:temperature=1`` is
@@ -39,18 +45,20 @@ A device string is ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (:func:`check_devic
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import NamedTuple
 
 from cf_env import ChickenFootError
 
-__all__ = ["AgentSpec", "AgentSpecError", "BASELINE_NAMES", "DEVICES", "DeviceError", "SearchSpecError", "check_device",
-           "parse_spec"]
+__all__ = ["AgentSpec", "AgentSpecError", "BASELINE_NAMES", "DEVICES", "DeviceError", "SearchSpecError", "ZOO_DIR",
+           "check_device", "named_spec", "named_specs", "parse_spec"]
 
 BASELINE_NAMES = ("random", "greedy", "heuristic")
 DEVICES = ("auto", "cpu", "cuda")  #: and ``cuda:N``
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _PAIR = re.compile(r"[A-Za-z_]\w*=[^/\\]*")  # a checkpoint spec's trailing name=value part
+ZOO_DIR = Path(__file__).parent / "zoo"  #: the shipped checkpoints (``NAME.pt``) and named specs (``NAME.spec``)
 
 
 class AgentSpecError(ChickenFootError, ValueError):
@@ -77,6 +85,23 @@ class AgentSpec(NamedTuple):
     #: ``sb3+trust:``
 
 
+def named_specs() -> list[str]:
+    """Names of the search specs shipped in ``agents/zoo`` (``NAME.spec``; load them as ``zoo:NAME``)."""
+    return sorted(p.stem for p in ZOO_DIR.glob("*.spec"))
+
+
+def named_spec(name: str) -> str | None:
+    """The spec that ``zoo:NAME`` names when ``NAME`` is a named spec (its file's one line that is
+    not a ``#`` comment); ``None`` when there is no such file."""
+    path = ZOO_DIR / f"{name}.spec"
+    if not name or "/" in name or "\\" in name or not path.is_file():
+        return None
+    lines = [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    if len(lines) != 1 or not lines[0].startswith("search:"):
+        raise AgentSpecError(f"{path}: a named spec file holds one search spec line (and # comments), got {lines}")
+    return lines[0]
+
+
 def parse_spec(spec: object) -> AgentSpec:
     """What ``spec`` names (see the module docstring); :class:`AgentSpecError` for a spec that
     cannot name anything (not a string, empty, ``search:`` followed by no ``name=value``)."""
@@ -88,6 +113,11 @@ def parse_spec(spec: object) -> AgentSpec:
     if spec in BASELINE_NAMES:
         return AgentSpec("baseline", spec, {})
     head, _, rest = spec.partition(":")
+    if head == "zoo":
+        name, _, extra = rest.partition(":")
+        named = named_spec(name)
+        if named is not None:
+            return parse_spec(f"{named}:{extra}" if extra else named)
     if head == "search":
         return AgentSpec("search", "", _pairs(spec, rest) if rest or spec.endswith(":") else {})
     if head in ("sb3", "sb3+trust"):

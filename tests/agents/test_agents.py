@@ -273,3 +273,45 @@ def test_a_checkpoint_spec_with_a_temperature_samples_its_policy(tmp_path):
                        ("zoo:strong-2p:temperature=nan", "positive number")):
         with pytest.raises(AgentSpecError, match=words):
             load(bad, config)
+
+
+def test_a_named_spec_reads_as_the_search_it_names(tmp_path, monkeypatch):
+    import agents.spec
+    from agents.search import SearchAgent, parse_search_spec
+
+    monkeypatch.setattr(agents.spec, "ZOO_DIR", tmp_path)
+    (tmp_path / "quick.spec").write_text("# a quick search\n\nsearch:ms=0:sims=8:rollout=greedy\n")
+    assert agents.spec.named_specs() == ["quick"]
+    parsed = agents.parse_spec("zoo:quick")
+    assert parsed.kind == "search" and parsed.params == {"ms": "0", "sims": "8", "rollout": "greedy"}
+    assert agents.parse_spec("zoo:quick:sims=4:value=win").params == {"ms": "0", "sims": "4", "rollout": "greedy",
+                                                                 "value": "win"}  # pairs after the name override
+    assert parse_search_spec("zoo:quick", player=True).sims == 8
+    agent = load("zoo:quick", RulesConfig(rounds=1))
+    assert isinstance(agent, SearchAgent) and agent.name == "zoo:quick" and agent.sims == 8
+    assert agents.parse_spec("zoo:strong-4p").kind == "checkpoint"  # not a named spec: a checkpoint's name
+    (tmp_path / "broken.spec").write_text("search:ms=0:sims=8\nsearch:ms=0:sims=16\n")
+    with pytest.raises(agents.AgentSpecError, match="one search spec line"):
+        agents.parse_spec("zoo:broken")
+    (tmp_path / "broken.spec").write_text("heuristic\n")
+    with pytest.raises(agents.AgentSpecError, match="one search spec line"):
+        agents.parse_spec("zoo:broken")
+
+
+def test_the_shipped_named_specs_are_valid_players():
+    from agents.search import parse_search_spec
+
+    names = agents.named_specs()
+    assert "search-4p-vs-heuristic" in names
+    assert not set(names) & set(agents.zoo_names())  # a name is a checkpoint's or a spec's
+    for name in names:
+        assert (agents.ZOO_DIR / f"{name}.spec").read_text().startswith("#")  # it says what it is
+        settings = parse_search_spec(f"zoo:{name}", player=True)
+        rules = agents.spec_rules(settings.rollout) or RulesConfig()
+        config = RulesConfig(**{**rules.to_dict(), "rounds": 1})
+        agent = load(f"zoo:{name}", config)
+        env = raw_env(**config.to_dict(), history=agent.needs_history)
+        searcher = Checked(agent)
+        game = play_game(env, [searcher] + [GreedyAgent(config)] * (config.num_players - 1), None,
+                         np.random.default_rng(0), seed=2)
+        assert len(game.round_scores) == 1 and searcher.choices > 0
