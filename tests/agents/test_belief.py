@@ -90,9 +90,10 @@ def test_a_sharper_belief_deals_worlds_nearer_the_truth():
     assert np.mean(share["belief"]) > np.mean(share["constraints"]) + 0.1, share
 
 
-def test_a_search_with_a_belief_plays_whole_games(belief_file):
-    agent = agents.load(f"search:ms=0:sims=4:infer=belief:belief={belief_file}", CONFIG)
-    env = raw_env(**CONFIG.to_dict())
+@pytest.mark.parametrize("mode", ["belief", "both"])
+def test_a_search_with_a_belief_plays_whole_games(belief_file, mode):
+    agent = agents.load(f"search:ms=0:sims=4:infer={mode}:belief={belief_file}", CONFIG)
+    env = raw_env(**CONFIG.to_dict(), history=agent.needs_history)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     for _ in env.agent_iter():
@@ -139,19 +140,3 @@ def test_infer_both_is_the_product_of_the_belief_and_the_opponent_model(belief_f
     # and with both at work the worlds differ from either alone
     assert not np.array_equal(deal(later, "both", sharp).hands, policy.hands)
     assert not np.array_equal(deal(later, "both", sharp).hands, deal(later, "belief", sharp).hands)
-
-
-def test_a_search_with_both_plays_whole_games(belief_file):
-    agent = agents.load(f"search:ms=0:sims=4:infer=both:belief={belief_file}", CONFIG)
-    env = raw_env(**CONFIG.to_dict(), history=True)
-    env.reset(seed=2)
-    rng = np.random.default_rng(2)
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs, rng)
-        assert obs["action_mask"][action]
-        env.step(action)
-    assert env.game.is_over
