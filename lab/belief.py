@@ -105,10 +105,23 @@ def load_shards(folder: Path, holdout: float) -> tuple[dict, dict, RulesConfig]:
 # ------------------------------------------------------------------------------------- fit
 
 def fit(folder: Path, out: Path, epochs: int, lr: float, batch: int, holdout: float, seed: int,
-        hidden: tuple[int, ...] = (256, 256), weight_decay: float = 0.01) -> dict:
+        hidden: tuple[int, ...] = (256, 256), weight_decay: float = 0.01, threads: int | None = None) -> dict:
     """Train a :class:`BeliefNet` by cross-entropy over the hidden tiles of every training position;
     the epoch with the lowest held-out loss is the one saved (the positions of one game are alike,
-    so the network overfits them within a few epochs)."""
+    so the network overfits them within a few epochs). ``threads``: torch's intra-op threads
+    (``None`` keeps torch's default; beside a busy process give it 1: two threads that wait on a
+    taken core ran this fit 50 times slower, lab/results/belief.md)."""
+    before = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        return _fit(folder, out, epochs, lr, batch, holdout, seed, hidden, weight_decay)
+    finally:
+        torch.set_num_threads(before)  # a caller in the same process keeps its own setting
+
+
+def _fit(folder: Path, out: Path, epochs: int, lr: float, batch: int, holdout: float, seed: int,
+         hidden: tuple[int, ...], weight_decay: float) -> dict:
     from tqdm.auto import tqdm
 
     torch.manual_seed(seed)
@@ -268,6 +281,8 @@ def main(argv: list[str] | None = None) -> dict:
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     f.add_argument("--weight-decay", type=float, default=0.01)
+    f.add_argument("--torch-threads", type=int, help="torch's intra-op threads (default: torch's own; 1 beside a busy "
+                   "process)")
     s = sub.add_parser("score", help="log-loss of the learned belief and the samplers on held-out positions")
     s.add_argument("folder", type=Path)
     s.add_argument("--model", type=Path)
@@ -285,7 +300,7 @@ def main(argv: list[str] | None = None) -> dict:
         return {"shards": len(list(args.out.glob("shard-*.npz")))}
     if args.command == "fit":
         report = fit(args.folder, args.out, args.epochs, args.lr, args.batch, args.holdout, args.seed,
-                     tuple(args.hidden), args.weight_decay)
+                     tuple(args.hidden), args.weight_decay, args.torch_threads)
     else:
         report = score(args.folder, args.model, args.positions, args.worlds, args.holdout, args.seed,
                        temps=tuple(args.temp), proposals=args.proposals)

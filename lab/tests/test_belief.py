@@ -33,7 +33,8 @@ def test_collect_fit_and_score(tmp_path):
     before = sorted(p.stat().st_mtime_ns for p in data.glob("shard-*.npz"))
     belief.main(["collect", "--out", str(data), "--games", "3", "--shard-games", "1", *common])  # resumes: no new work
     assert sorted(p.stat().st_mtime_ns for p in data.glob("shard-*.npz")) == before
-    fitted = belief.main(["fit", str(data), "--out", str(model), "--epochs", "2", "--hidden", "16", "--holdout", "0.34"])
+    fitted = belief.main(["fit", str(data), "--out", str(model), "--epochs", "2", "--hidden", "16", "--holdout", "0.34",
+                          "--torch-threads", "1"])
     assert fitted["saved_epoch"] in (1, 2) and len(fitted["curve"]) == 2
     report = belief.main(["score", str(data), "--model", str(model), "--positions", "6", "--worlds", "8",
                           "--holdout", "0.34"])
