@@ -30,7 +30,7 @@ import torch
 
 from agents import load
 from agents.search.belief import BeliefNet, load_belief, location_open
-from agents.search.spec import DEFAULTS
+from agents.search.spec import BELIEF_MODES, DEFAULTS
 from agents.search.worlds import sample_worlds
 from cf_env import ObservationEncoder, RulesConfig, raw_env
 
@@ -228,7 +228,7 @@ def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout
         for i, p in enumerate(tqdm(pick, desc=name, unit="position", leave=False)):
             counts[i] = sampler_probs(obs[i], test["history"][p], config.num_actions, encoder, mode, worlds,
                                       np.random.default_rng([seed, i]), temp, proposals,
-                                      net.seat_rows(obs[i]) if net is not None and mode != "policy" else None)
+                                      net.seat_rows(obs[i]) if net is not None and mode in BELIEF_MODES else None)
         seconds[name] = time.perf_counter() - t0
         for a in alphas:
             smoothed = (counts + a * open_[:, None, :]) / (worlds + a * open_.sum(1))[:, None, None]
@@ -248,10 +248,10 @@ def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout
         report["methods"][name] = entry
     if base is not None:  # paired over positions: learned minus each sampler's best smoothing
         for mode in ("constraints", "policy", "belief", "both"):
-            if not any(k.startswith(mode) for k in report["methods"]):
+            tried = [k for k in report["methods"] if k.startswith(mode)]
+            if not tried:
                 continue
-            best = min((k for k in report["methods"] if k.startswith(mode)),
-                       key=lambda k: report["methods"][k]["nats_per_tile"])
+            best = min(tried, key=lambda k: report["methods"][k]["nats_per_tile"])
             loss = -np.log(np.clip(per_method[best], 1e-12, None))
             d = base - (loss * hidden).sum(1) / hidden.sum(1)
             report[f"learned_minus_{best}"] = {"mean": round(float(d.mean()), 4),

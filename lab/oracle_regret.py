@@ -68,12 +68,12 @@ def oracle_regret(config: RulesConfig, specs: Sequence[str], oracle: str, positi
         judge.act(position, np.random.default_rng([seed, i]))
         actions, scores = judge.last_search["actions"], judge.last_search["scores"]
         value = dict(zip(actions.tolist(), scores.tolist()))
-        best = int(actions[int(np.argmax(scores))])
+        best, top = int(actions[int(np.argmax(scores))]), float(scores.max())
         public = {k: v for k, v in position.items() if k != "hands"}  # what a player may read (R17)
         for s, agent in enumerate(searches):
             seen = position if getattr(agent, "infer", None) == "oracle" else public
             action = agent.act(seen, np.random.default_rng([seed, i, s + 1]))
-            regret[s, i] = max(value.values()) - value[action]
+            regret[s, i] = top - value[action]
             agree[s, i] = action == best
     m = len(positions)
     report: dict = {"positions": m, "oracle": oracle, "specs": {}}
