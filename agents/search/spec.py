@@ -16,7 +16,7 @@ others     (rollout)   with a checkpoint ``rollout``: ``heuristic``, ``greedy`` 
                        opponents' seats in the rollouts (compiled), the network only the searcher's;
                        the search then models its opponents as that policy (against that opponent,
                        the model is exact, and the rollouts cost a quarter of the forward passes)
-value      points      ``points`` or ``win`` (:mod:`agents.search.values`)
+value      points      ``points``, ``win`` or ``joint`` (:mod:`agents.search.values`)
 infer      constraints ``constraints``: worlds respect the opponents' failures to match (``1``
                        too); ``policy``: they are also resampled by how likely the opponents'
                        plays this round are under the opponent model (needs the observation's
@@ -65,7 +65,7 @@ HISTORY_MODES = ("policy", "both")  #: the modes that weigh worlds by the oppone
 BELIEF_MODES = ("belief", "both")  #: the modes that weigh worlds by a belief network
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
-VALUES = ("win", "points")
+VALUES = ("win", "points", "joint")
 
 @dataclass(frozen=True)
 class SearchSettings:

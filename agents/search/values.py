@@ -10,7 +10,14 @@ and not each round) plus a twentieth of the relative result.
 the round: each other seat's lead, over a normal spread of ``SIGMA_PER_HAND_PIP * max_pip *
 hand_size`` points per remaining round (the measured spread of two seats' round points),
 multiplied over the opponents, plus a twentieth of the relative result; it measured weaker (see
-lab/results/search.md).
+lab/results/search.md) with the heuristic's rollouts, and stronger with a network's.
+
+``value=joint``: ``win``'s estimate with the seats' remaining rounds as independent normal totals
+(each seat's spread ``SIGMA_PER_HAND_PIP / sqrt(2)`` of the unit a round), so that the seat's own
+luck is shared by its comparisons with every opponent: the chance that its total ends lowest,
+``E_z[prod_q Phi(lead_q / s - z)]`` over a standard normal ``z`` (Gauss-Hermite, ``HERMITE_NODES``
+nodes). ``win``'s product of the pairwise chances treats the comparisons as independent and so
+undervalues a seat level with the others (4 players level: 1/8 in place of 1/4).
 """
 
 from __future__ import annotations
@@ -25,11 +32,15 @@ from cf_env import ObservationEncoder
 from cf_env.engine import scoring
 from cf_env.observation import SCORE_SCALE
 
-__all__ = ["SIGMA_PER_HAND_PIP", "Valuation", "round_values", "valuation"]
+__all__ = ["HERMITE_NODES", "SIGMA_PER_HAND_PIP", "Valuation", "round_values", "valuation", "win_chance"]
 
 SIGMA_PER_HAND_PIP = 0.33  # a round's std of the difference of two seats' points, per max_pip * hand_size
 # (measured: 20.7 points in 4-player and 20.3 in 2-player double-nine heuristic play, where the unit is 63)
 RELATIVE_WEIGHT = 0.05  # the relative result's weight beside a win share or a win chance
+HERMITE_NODES = 24  # value=joint: quadrature nodes over the seat's own luck
+_HERMITE_X, _HERMITE_W = np.polynomial.hermite.hermgauss(HERMITE_NODES)
+_NODES = np.sqrt(2.0) * _HERMITE_X  # E[f(z)], z standard normal = sum(_WEIGHTS * f(_NODES))
+_WEIGHTS = _HERMITE_W / np.sqrt(np.pi)
 
 _round_reward = njit(cache=True, inline="always")(scoring.round_reward)
 _win_share = njit(cache=True, inline="always")(scoring.win_share)
@@ -41,16 +52,43 @@ class Valuation(NamedTuple):
     totals: np.ndarray  #: (n,) int64 the totals before this round, the searcher first
     left: int  #: rounds after this one (0: the game ends with it)
     norm: float  #: max_pip * hand_size: the relative result's unit
-    sigma: float  #: value=win: one round's spread of a points difference; 0 for value=points
+    sigma: float  #: value=win or joint: one round's spread of a points difference; 0 for value=points
+    joint: bool  #: value=joint: the seats' futures as independent totals, not independent differences
 
 
 def valuation(obs: np.ndarray, encoder: ObservationEncoder, value: str) -> Valuation:
-    """The :class:`Valuation` of a decision from its observation (``value``: ``points`` or ``win``)."""
+    """The :class:`Valuation` of a decision from its observation (``value``: one of :data:`agents.search.spec.VALUES`)."""
     sl, config = encoder.slices, encoder.config
     norm = float(config.max_pip * config.hand_size)
     totals = np.rint(obs[sl["scores"]] * SCORE_SCALE).astype(np.int64)
     left = int(round(float(obs[sl["round"]][1])))
-    return Valuation(totals, left, norm, SIGMA_PER_HAND_PIP * norm if value == "win" else 0.0)
+    sigma = SIGMA_PER_HAND_PIP * norm if value in ("win", "joint") else 0.0
+    return Valuation(totals, left, norm, sigma, value == "joint")
+
+
+@njit(cache=True)
+def win_chance(totals, pts, n, p, spread, joint):
+    """The chance that seat ``p`` of ``n``'s total ends lowest, from the seats' totals before this
+    round (``totals``), their points in it (``pts``) and ``spread``, the standard deviation of two seats' difference over the rounds
+    left: the product of the pairwise chances, or with ``joint`` the chance with each seat's future
+    an independent normal total (see the module docstring)."""
+    if not joint:
+        chance = 1.0
+        for q in range(n):
+            if q != p:
+                lead = (totals[q] + pts[q]) - (totals[p] + pts[p])
+                chance *= 0.5 * (1.0 + math.erf(lead / (spread * math.sqrt(2.0))))
+        return chance
+    s = spread / math.sqrt(2.0)  # one seat's own spread
+    chance = 0.0
+    for k in range(_NODES.shape[0]):
+        term = _WEIGHTS[k]
+        for q in range(n):
+            if q != p:
+                lead = (totals[q] + pts[q]) - (totals[p] + pts[p])
+                term *= 0.5 * (1.0 + math.erf((lead / s - _NODES[k]) / math.sqrt(2.0)))
+        chance += term
+    return chance
 
 
 @njit(cache=True)
@@ -77,11 +115,6 @@ def round_values(s, b, n, v, out):
         for p in range(n):
             out[p] = _win_share(totals[p] + pts[p] == best, winners) + RELATIVE_WEIGHT * out[p]
         return
-    spread = v.sigma * math.sqrt(v.left) * math.sqrt(2.0)
+    spread = v.sigma * math.sqrt(v.left)
     for p in range(n):
-        chance = 1.0
-        for q in range(n):
-            if q != p:
-                lead = (totals[q] + pts[q]) - (totals[p] + pts[p])
-                chance *= 0.5 * (1.0 + math.erf(lead / spread))
-        out[p] = chance + RELATIVE_WEIGHT * out[p]
+        out[p] = win_chance(totals, pts, n, p, spread, v.joint) + RELATIVE_WEIGHT * out[p]

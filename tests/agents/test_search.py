@@ -21,7 +21,7 @@ from agents.search import (
 from agents.search.belief import BeliefNet
 from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
-from agents.search.values import valuation
+from agents.search.values import valuation, win_chance
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, Tile, raw_env
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
@@ -69,9 +69,28 @@ def test_spec_parsing_and_errors():
     assert agents.spec_rules("search:ms=5") is None
 
 
+def test_the_joint_win_chance_shares_the_seats_own_luck():
+    """``value=joint``: level seats each win 1/n (the product of pairwise chances says 2**-(n-1));
+    the chances of all seats sum to 1; they match a simulation of independent normal futures."""
+    pts = np.zeros(4, np.int64)
+    for n in (2, 3, 4):
+        level = np.zeros(n, np.int64)
+        assert win_chance(level, pts, n, 0, 20.0, True) == pytest.approx(1 / n, abs=1e-6)
+        assert win_chance(level, pts, n, 0, 20.0, False) == pytest.approx(2.0 ** -(n - 1))
+    totals, spread = np.array([0, 10, -5, 30], np.int64), 20.0
+    joint = np.array([win_chance(totals, pts, 4, p, spread, True) for p in range(4)])
+    assert joint.sum() == pytest.approx(1.0, abs=1e-6)
+    futures = np.random.default_rng(0).normal(0.0, spread / np.sqrt(2), (200_000, 4)) + totals
+    simulated = np.bincount(futures.argmin(axis=1), minlength=4) / len(futures)
+    np.testing.assert_allclose(joint, simulated, atol=0.005)
+    assert joint.argmax() == 2 and joint.argmin() == 3  # the lowest total is likeliest to end lowest
+    round_pts = np.array([0, 0, 20, 0], np.int64)  # this round's points count like the totals
+    assert win_chance(totals, round_pts, 4, 2, spread, True) < joint[2]
+
+
 @pytest.mark.parametrize("config", SMALL)
 @pytest.mark.parametrize("spec", ["search:ms=0:sims=4", "search:algo=ismcts:ms=0:sims=30:rollout=greedy",
-                                  "search:ms=0:sims=3:rollout=random:keep=0.5"])
+                                  "search:ms=0:sims=3:rollout=random:keep=0.5", "search:ms=0:sims=4:value=joint"])
 def test_search_plays_legal_whole_games(config, spec):
     env = raw_env(**config.to_dict())  # raw_env raises on any illegal action
     agent = Checked(agents.load(spec, config))
