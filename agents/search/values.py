@@ -9,15 +9,18 @@ and not each round) plus a twentieth of the relative result.
 ``value=win``: in every round, an estimate of the chance to win the game from the totals after
 the round: each other seat's lead, over a normal spread of ``SIGMA_PER_HAND_PIP * max_pip *
 hand_size`` points per remaining round (the measured spread of two seats' round points),
-multiplied over the opponents, plus a twentieth of the relative result; it measured weaker (see
-lab/results/search.md) with the heuristic's rollouts, and stronger with a network's.
+multiplied over the opponents, plus a twentieth of the relative result; with the heuristic's
+rollouts it measured weaker than ``points`` (lab/results/search.md), with a network in the
+searcher's seat and the heuristic in the others' level or ahead (lab/results/search-network.md).
 
 ``value=joint``: ``win``'s estimate with the seats' remaining rounds as independent normal totals
 (each seat's spread ``SIGMA_PER_HAND_PIP / sqrt(2)`` of the unit a round), so that the seat's own
 luck is shared by its comparisons with every opponent: the chance that its total ends lowest,
 ``E_z[prod_q Phi(lead_q / s - z)]`` over a standard normal ``z`` (Gauss-Hermite, ``HERMITE_NODES``
 nodes). ``win``'s product of the pairwise chances treats the comparisons as independent and so
-undervalues a seat level with the others (4 players level: 1/8 in place of 1/4).
+undervalues a seat level with the others (4 players level: 1/8 in place of 1/4) and flattens a
+trailing seat's chance toward 0 (lab/results/search-network.md, "The win chance of the seats
+together").
 """
 
 from __future__ import annotations
