@@ -72,9 +72,9 @@ def valuation(obs: np.ndarray, encoder: ObservationEncoder, value: str) -> Valua
 @njit(cache=True)
 def win_chance(totals, pts, n, p, spread, joint):
     """The chance that seat ``p`` of ``n``'s total ends lowest, from the seats' totals before this
-    round (``totals``), their points in it (``pts``) and ``spread``, the standard deviation of two seats' difference over the rounds
-    left: the product of the pairwise chances, or with ``joint`` the chance with each seat's future
-    an independent normal total (see the module docstring)."""
+    round (``totals``), their points in it (``pts``) and ``spread``, the standard deviation of two
+    seats' difference over the rounds left: the product of the pairwise chances, or with ``joint``
+    the chance with each seat's future an independent normal total (see the module docstring)."""
     if not joint:
         chance = 1.0
         for q in range(n):
