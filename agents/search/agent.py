@@ -299,7 +299,7 @@ class SearchAgent:
                 chosen = np.asarray(act_batch(network, obs[rows], mask[rows], policy_rng), dtype=np.int64)
                 apply_rows(state, self._consts, rows, chosen)
                 steps += rows.size
-            score_rows(state, self._consts, slots, num, sums, counts, value, self._scratch.vals)
+            score_rows(state, self._consts, slots, num, sums, counts, value)
             return chunk, steps
 
         done, steps = self._run_chunks(start, run, max_chunk=max(1, BATCH_SLOTS // num))

@@ -14,7 +14,7 @@ from numba import njit
 
 from agents.search.racing import BLOCK, FIRST, drop_settled
 from agents.search.rollout import choose, rollout
-from agents.search.values import round_values
+from agents.search.values import round_value
 from agents.search.worlds import deal_hidden
 from cf_env.vector import GAME0, GAME1, apply_action, copy_game, njit_unrefcounted, write_observation
 
@@ -28,7 +28,6 @@ def pimc(tmpl, s, c, actions, worlds, sums, counts, world, scratch, policy, valu
     every action of ``actions`` played and rolled out, its value for seat 0 added to ``sums`` and
     ``counts``. Returns the decisions taken in the rollouts."""
     steps = 0
-    vals = scratch.vals
     for _ in range(worlds):
         copy_game(tmpl, GAME0, s, GAME0)
         deal_hidden(s, GAME0, world, scratch)
@@ -36,8 +35,7 @@ def pimc(tmpl, s, c, actions, worlds, sums, counts, world, scratch, policy, valu
             copy_game(s, GAME0, s, GAME1)
             apply_action(GAME1, actions[i], s, c)
             steps += 1 + rollout(s, c, GAME1, policy, scratch.rs)
-            round_values(s, GAME1, c.n, valuation, vals)
-            sums[i] += vals[0]
+            sums[i] += round_value(s, GAME1, c.n, valuation, 0)
             counts[i] += 1
     return steps
 
@@ -91,12 +89,11 @@ def play_others(s, c, rows, policy, rs):
 
 
 @njit(cache=True)
-def score_rows(s, c, count, num, sums, counts, valuation, vals):
+def score_rows(s, c, count, num, sums, counts, valuation):
     """Seat 0's value of each of the first ``count`` games (laid out by :func:`prepare_worlds`)
     added to its action's ``sums`` and ``counts``."""
     for b in range(count):
-        round_values(s, b, c.n, valuation, vals)
-        sums[b % num] += vals[0]
+        sums[b % num] += round_value(s, b, c.n, valuation, 0)
         counts[b % num] += 1
 
 
@@ -108,7 +105,6 @@ def pimc_block(tmpl, s, c, actions, active, first, count, values, world, scratch
     racing teacher (:mod:`agents.search.teacher`) calls it block by block, dropping actions that
     are clearly worse. Returns the decisions taken in the rollouts."""
     steps = 0
-    vals = scratch.vals
     for w in range(first, first + count):
         copy_game(tmpl, GAME0, s, GAME0)
         deal_hidden(s, GAME0, world, scratch)
@@ -118,8 +114,7 @@ def pimc_block(tmpl, s, c, actions, active, first, count, values, world, scratch
             copy_game(s, GAME0, s, GAME1)
             apply_action(GAME1, actions[i], s, c)
             steps += 1 + rollout(s, c, GAME1, policy, scratch.rs)
-            round_values(s, GAME1, c.n, valuation, vals)
-            values[w, i] = vals[0]
+            values[w, i] = round_value(s, GAME1, c.n, valuation, 0)
     return steps
 
 

@@ -35,7 +35,7 @@ from cf_env import ObservationEncoder
 from cf_env.engine import scoring
 from cf_env.observation import SCORE_SCALE
 
-__all__ = ["HERMITE_NODES", "SIGMA_PER_HAND_PIP", "Valuation", "round_values", "valuation", "win_chance"]
+__all__ = ["HERMITE_NODES", "SIGMA_PER_HAND_PIP", "Valuation", "round_value", "round_values", "valuation", "win_chance"]
 
 SIGMA_PER_HAND_PIP = 0.33  # a round's std of the difference of two seats' points, per max_pip * hand_size
 # (measured: 20.7 points in 4-player and 20.3 in 2-player double-nine heuristic play, where the unit is 63)
@@ -95,29 +95,33 @@ def win_chance(totals, pts, n, p, spread, joint):
 
 
 @njit(cache=True)
-def round_values(s, b, n, v, out):
-    """Each seat's value of game ``b``'s finished round under valuation ``v`` (see the module
-    docstring), written into ``out``."""
+def round_value(s, b, n, v, p):
+    """Seat ``p``'s value of game ``b``'s finished round under valuation ``v`` (see the module
+    docstring). PIMC reads the searcher's alone (``p`` 0): with ``value=joint`` a seat's win chance
+    is a quadrature over its own luck, which the other seats' values would repeat for nothing."""
     pts = s.round_scores[b, 0]
     total = 0
-    for p in range(n):
-        total += pts[p]
-    for p in range(n):
-        out[p] = _round_reward(pts[p], total, n, scoring.REWARD_RELATIVE, v.norm)
+    for q in range(n):
+        total += pts[q]
+    relative = _round_reward(pts[p], total, n, scoring.REWARD_RELATIVE, v.norm)
     if v.sigma <= 0.0 and v.left > 0:
-        return
+        return relative
     totals = v.totals
     if v.left == 0:  # the game ends with this round: the share of the win
         best = totals[0] + pts[0]
-        for p in range(1, n):
-            best = min(best, totals[p] + pts[p])
+        for q in range(1, n):
+            best = min(best, totals[q] + pts[q])
         winners = 0
-        for p in range(n):
-            if totals[p] + pts[p] == best:
+        for q in range(n):
+            if totals[q] + pts[q] == best:
                 winners += 1
-        for p in range(n):
-            out[p] = _win_share(totals[p] + pts[p] == best, winners) + RELATIVE_WEIGHT * out[p]
-        return
-    spread = v.sigma * math.sqrt(v.left)
+        return _win_share(totals[p] + pts[p] == best, winners) + RELATIVE_WEIGHT * relative
+    return win_chance(totals, pts, n, p, v.sigma * math.sqrt(v.left), v.joint) + RELATIVE_WEIGHT * relative
+
+
+@njit(cache=True)
+def round_values(s, b, n, v, out):
+    """Every seat's :func:`round_value` of game ``b``'s finished round, written into ``out`` (ISMCTS
+    backs each tree node's value up for the seat that moved there)."""
     for p in range(n):
-        out[p] = win_chance(totals, pts, n, p, spread, v.joint) + RELATIVE_WEIGHT * out[p]
+        out[p] = round_value(s, b, n, v, p)

@@ -21,7 +21,7 @@ from agents.search import (
 from agents.search.belief import BeliefNet
 from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
-from agents.search.values import valuation, win_chance
+from agents.search.values import SIGMA_PER_HAND_PIP, Valuation, round_value, round_values, valuation, win_chance
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, Tile, raw_env
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
@@ -86,6 +86,24 @@ def test_the_joint_win_chance_shares_the_seats_own_luck():
     assert joint.argmax() == 2 and joint.argmin() == 3  # the lowest total is likeliest to end lowest
     round_pts = np.array([0, 0, 20, 0], np.int64)  # this round's points count like the totals
     assert win_chance(totals, round_pts, 4, 2, spread, True) < joint[2]
+
+
+@pytest.mark.parametrize("value", ["points", "win", "joint"])
+def test_one_seats_round_value_is_that_seats_entry_of_every_seats(value):
+    """PIMC reads the searcher's value alone (``round_value``), ISMCTS every seat's (``round_values``):
+    the same numbers, in the middle of a game and in its last round (the win's share, ties shared)."""
+    config = RulesConfig()
+    state = new_state(make_consts(config), 1)
+    state.round_scores[0, 0] = [5, 0, 12, 30]
+    unit = config.max_pip * config.hand_size
+    for totals, left in (([40, 33, 20, 0], 4), ([30, 45, 23, 20], 0), ([0, 0, 0, 0], 1)):
+        v = Valuation(np.array(totals, np.int64), left, float(unit),
+                      0.0 if value == "points" else SIGMA_PER_HAND_PIP * unit, value == "joint")
+        every = np.zeros(4)
+        round_values(state, 0, 4, v, every)
+        assert [round_value(state, 0, 4, v, p) for p in range(4)] == every.tolist()
+        if left == 0:  # seats 0 and 2 tie on 35 and share the win (plus a twentieth of the relative result)
+            assert min(every[0], every[2]) > 0.4 > max(every[1], every[3])
 
 
 @pytest.mark.parametrize("config", SMALL)
