@@ -8,12 +8,16 @@ Prints JSON. Three parts, each optional:
 * ``--strength``: the issue's match-ups with duplicate deals (``chickenfoot eval``'s evaluation):
   1 vs 3 heuristic, 1 vs 3 greedy, 1 vs 3 zoo:strong-4p (4 players) and head-to-head vs heuristic
   and vs zoo:strong-2p (2 players); ``--games`` games each (rounded up to whole deal sets).
+* ``--values``: what valuing one finished round costs the searcher's seat (``value=points``,
+  ``win``, ``joint``), in microseconds a rollout's end (the compiled ``score_rows`` over 512
+  finished rounds); the median of ``--runs`` runs of 200 calls.
 * ``--curve``: 1 vs 3 heuristic at each time budget in ``--ms`` for PIMC and ISMCTS, with the
   inference, and PIMC without it; a table in the JSON and, with ``--plot``, a PNG.
 
 Games run in ``--workers`` processes. Example (the README's figures)::
 
     python benchmarks/search.py --speed --runs 5
+    python benchmarks/search.py --values
     python benchmarks/search.py --strength --games 1000 --workers 2
     python benchmarks/search.py --curve --ms 5 20 50 200 --games 200 --workers 2 --plot docs/search_curve.png
 """
@@ -81,6 +85,33 @@ def speed(spec: str, runs: int, positions: int) -> dict:
             "simulations_per_decision": statistics.median(sims)}
 
 
+def values(runs: int) -> dict:
+    """Microseconds a rollout's end for each valuation, over 512 finished rounds of random points."""
+    from agents.search.pimc import score_rows
+    from agents.search.values import SIGMA_PER_HAND_PIP, Valuation
+    from cf_env.vector import make_consts, new_state
+
+    config = RulesConfig()
+    consts, rows, calls = make_consts(config), 512, 200
+    state = new_state(consts, rows)
+    state.round_scores[:, 0] = np.random.default_rng(0).integers(0, 60, (rows, config.num_players))
+    unit = float(config.max_pip * config.hand_size)
+    out: dict = {"rounds": rows, "runs": runs}
+    for value in ("points", "win", "joint"):
+        v = Valuation(np.array([40, 33, 20, 0], np.int64), 4, unit, 0.0 if value == "points" else SIGMA_PER_HAND_PIP * unit,
+                      value == "joint")
+        sums, counts = np.zeros(4), np.zeros(4, np.int64)
+        score_rows(state, consts, rows, 4, sums, counts, v)  # compile / load the numba cache
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            for _ in range(calls):
+                score_rows(state, consts, rows, 4, sums, counts, v)
+            times.append((time.perf_counter() - start) / (calls * rows) * 1e6)
+        out[f"{value}_us_per_rollout_end"] = statistics.median(times)
+    return out
+
+
 def match(spec: str, players: int, opponent: str, games: int, workers: int, seed: int) -> dict:
     config = RulesConfig(num_players=players)
     deal_sets = -(-games // players)
@@ -102,6 +133,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--positions", type=int, default=200)
     parser.add_argument("--strength", action="store_true")
+    parser.add_argument("--values", action="store_true", help="what each valuation costs a rollout's end")
     parser.add_argument("--matchups", nargs="+", default=list(MATCHUPS), choices=list(MATCHUPS))
     parser.add_argument("--curve", action="store_true")
     parser.add_argument("--ms", type=float, nargs="+", default=[5, 20, 50, 200])
@@ -117,6 +149,9 @@ def main() -> None:
     if args.speed:
         out["speed"] = speed(args.spec, args.runs, args.positions)
         print(json.dumps(out["speed"]), flush=True)
+    if args.values:
+        out["values"] = values(args.runs)
+        print(json.dumps(out["values"]), flush=True)
     if args.strength:
         out["strength"] = {}
         for name in args.matchups:
