@@ -1,6 +1,6 @@
 """Search agents: speed, strength at the default, and strength against time per decision.
 
-Prints JSON. Three parts, each optional:
+Prints JSON. Four parts, each optional:
 
 * ``--speed``: rollout decisions/s and search decisions/s of a search spec (default ``search``) on
   decision points taken from heuristic games of 4-player double-nine (only decisions with more
