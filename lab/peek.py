@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,11 +32,11 @@ from tqdm import tqdm
 
 from agents import load
 from agents.search import SearchAgent
-from agents.search.worlds import World
+from agents.search.worlds import World, dealing_order
 from cf_env import ConfigError, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
 from training.compare import _deals
-from training.evaluate import warm_up
+from training.evaluate import play, warm_up
 from training.stats import t_interval
 from training.workers import WorkerPool, worker_state
 
@@ -58,24 +57,30 @@ def shown_world(world: World, hands: np.ndarray, shown: int) -> World:
         forbid[i] = ~held[i - 1]
         others = [j for j in range(1, n) if j != i]
         forbid[others] |= held[i - 1]
-    constrained = forbid[:, world.pool].sum(axis=1)
-    order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
-    return world._replace(forbid=forbid, order=order)
+    return world._replace(forbid=forbid, order=dealing_order(forbid, world.pool))
 
 
 class _Shown:
-    """A search agent that, for the harness only, deals the first ``shown`` opponents' true hands
-    (``hands``, set before each decision) in its worlds."""
+    """A search agent's seat for the harness only: at its decisions with a choice it reads the
+    first ``shown`` opponents' true hands from ``env``'s game and deals them in its worlds."""
 
-    def __init__(self, agent: SearchAgent) -> None:
-        self.agent, self.shown, self.hands = agent, 0, np.zeros(0)
+    def __init__(self, agent: SearchAgent, env: raw_env) -> None:
+        self.agent, self.env, self.shown, self._hands = agent, env, 0, np.zeros(0)
         read = agent._read
 
         def _read(obs: np.ndarray, observation: dict, history: np.ndarray | None) -> World:
             world = read(obs, observation, history)
-            return shown_world(world, self.hands, self.shown) if self.shown else world
+            return shown_world(world, self._hands, self.shown) if self.shown else world
 
         agent._read = _read  # type: ignore[method-assign]
+
+    def act(self, observation: dict, rng: np.random.Generator) -> int:
+        if self.shown and int(observation["action_mask"].sum()) > 1:
+            game = self.env.game  # the engine's Game from here on: the hidden hands in view
+            assert game is not None
+            n, t = game.config.num_players, game.config.num_tiles
+            self._hands = game.hidden_tiles(game.current_player)[: (n - 1) * t].reshape(n - 1, t)
+        return self.agent.act(observation, rng)
 
 
 def _state(spec: str, vs: str, config_dict: dict) -> dict:
@@ -84,8 +89,8 @@ def _state(spec: str, vs: str, config_dict: dict) -> dict:
     if not isinstance(agent, SearchAgent):
         raise ConfigError(f"{spec!r} is not a search agent: only a search's worlds can be shown hands")
     warm_up({spec: agent, vs: other}, config)
-    return {"config": config, "searcher": _Shown(agent), "other": other,
-            "env": raw_env(**config.to_dict(), history=True)}
+    env = raw_env(**config.to_dict(), history=True)
+    return {"config": config, "searcher": _Shown(agent, env), "other": other, "env": env}
 
 
 def play_deal_set(d: int, deals: list[dict], shown: int, seed: int) -> dict:
@@ -93,32 +98,16 @@ def play_deal_set(d: int, deals: list[dict], shown: int, seed: int) -> dict:
     and points a game, and its seconds a decision with a choice."""
     state = worker_state()
     config, env, peek, other = state["config"], state["env"], state["searcher"], state["other"]
-    n, t = config.num_players, config.num_tiles
+    n = config.num_players
     peek.shown = shown
     wins, points, spent, choices = [], [], 0.0, 0
     for rot in range(n):
-        rng = np.random.default_rng([seed, d, rot])
-        env.reset(options={"deals": deals})
-        while not env.game_over:
-            name = env.agent_selection
-            seat = env.agent_name_mapping[name]
-            obs = env.observe(name)
-            if seat != rot:
-                env.step(other.act(obs, rng))
-                continue
-            chosen = int(obs["action_mask"].sum()) > 1
-            if chosen and shown:
-                game = env.game  # the engine's Game from here on: the hidden hands in view
-                peek.hands = game.hidden_tiles(seat)[: (n - 1) * t].reshape(n - 1, t)
-            start = time.perf_counter()
-            action = peek.agent.act(obs, rng)
-            if chosen:
-                spent += time.perf_counter() - start
-                choices += 1
-            env.step(action)
-        winners = [env.possible_agents.index(w) for w in env.infos[env.possible_agents[0]]["winners"]]
+        clock = np.zeros((n, 4))
+        seats = [peek if seat == rot else other for seat in range(n)]
+        winners, totals = play(env, seats, deals, np.random.default_rng([seed, d, rot]), clock=clock)
         wins.append(win_share(rot in winners, len(winners)))
-        points.append(env.totals[rot])
+        points.append(totals[rot])
+        spent, choices = spent + clock[rot, 2], choices + int(clock[rot, 3])
     return {"deal_set": d, "shown": shown, "win": float(np.mean(wins)), "points": float(np.mean(points)),
             "seconds": spent, "choices": choices}
 

@@ -45,7 +45,7 @@ from cf_env.engine import Role
 from cf_env.vector import State, copy_game
 
 __all__ = ["DEAL_TRIES", "INFER_MODES", "Scratch", "SampledWorlds", "World", "deal_hidden", "deal_once",
-           "belief_log_likelihood", "new_scratch", "randint", "read_observation", "sample_worlds", "uniform"]
+           "belief_log_likelihood", "dealing_order", "new_scratch", "randint", "read_observation", "sample_worlds", "uniform"]
 
 DEAL_TRIES = 16  #: shuffles a world may take to meet every opponent's inferred constraints
 
@@ -287,8 +287,7 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
             values = np.flatnonzero(void[i - 1] & (void_draws[i - 1] <= 1))
             if values.size:
                 forbid[i] = np.isin(tile_lo, values) | np.isin(tile_hi, values)
-    constrained = forbid[:, pool].sum(axis=1)
-    order = np.array(sorted(range(1, n), key=lambda p: -int(constrained[p])), dtype=np.int64)
+    order = dealing_order(forbid, pool)
     if tables is None:
         tables = HeuristicAgent(config).kernel_tables
     policy = infer in HISTORY_MODES and history is not None and proposals > 1
@@ -302,6 +301,14 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
         weights = np.zeros((0, 0))
     return World(pool, sizes, bone_n, forbid, order, float(keep) if infer not in ("none", "oracle") else 0.0, decisions,
                  float(temp), int(proposals) if policy or infer in BELIEF_MODES else 1, tables, weights)
+
+
+def dealing_order(forbid: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """The opponents (rows ``1 .. n-1`` of ``forbid``) in the order their hands are dealt: most
+    hidden tiles (``pool``) forbidden first, so the tightest constraints are met before the pool
+    thins."""
+    constrained = forbid[:, pool].sum(axis=1)
+    return np.array(sorted(range(1, forbid.shape[0]), key=lambda p: -int(constrained[p])), dtype=np.int64)
 
 
 def _true_hands(hands: np.ndarray | None, pool: np.ndarray, sizes: np.ndarray, n: int, t: int) -> np.ndarray:

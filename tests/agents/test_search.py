@@ -23,6 +23,7 @@ from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
 from agents.search.values import SIGMA_PER_HAND_PIP, Valuation, round_value, round_values, valuation, win_chance
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, Tile, raw_env
+from cf_env.engine.scoring import REWARD_RELATIVE, round_reward, win_share
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
 from tests.scripted import random_positions, swap_held_tiles
@@ -89,20 +90,35 @@ def test_the_joint_win_chance_shares_the_seats_own_luck():
 
 
 @pytest.mark.parametrize("value", ["points", "win", "joint"])
-def test_one_seats_round_value_is_that_seats_entry_of_every_seats(value):
+def test_a_seats_round_value_follows_the_valuations_definition(value):
     """PIMC reads the searcher's value alone (``round_value``), ISMCTS every seat's (``round_values``):
-    the same numbers, in the middle of a game and in its last round (the win's share, ties shared)."""
+    both are the module docstring's definition, written out here from the scoring functions, in the
+    middle of a game and in its last round (the win's share, ties shared)."""
     config = RulesConfig()
     state = new_state(make_consts(config), 1)
-    state.round_scores[0, 0] = [5, 0, 12, 30]
+    pts = np.array([5, 0, 12, 30], np.int64)
+    state.round_scores[0, 0] = pts
     unit = config.max_pip * config.hand_size
+    sigma = 0.0 if value == "points" else SIGMA_PER_HAND_PIP * unit
     for totals, left in (([40, 33, 20, 0], 4), ([30, 45, 23, 20], 0), ([0, 0, 0, 0], 1)):
-        v = Valuation(np.array(totals, np.int64), left, float(unit),
-                      0.0 if value == "points" else SIGMA_PER_HAND_PIP * unit, value == "joint")
+        v = Valuation(np.array(totals, np.int64), left, float(unit), sigma, value == "joint")
+        after = np.array(totals) + pts
+        expected = []
+        for p in range(4):
+            relative = round_reward(int(pts[p]), int(pts.sum()), 4, REWARD_RELATIVE, float(unit))
+            if left == 0:
+                lowest = after == after.min()
+                expected.append(win_share(bool(lowest[p]), int(lowest.sum())) + 0.05 * relative)
+            elif sigma:
+                chance = win_chance(np.array(totals, np.int64), pts, 4, p, sigma * np.sqrt(left), value == "joint")
+                expected.append(chance + 0.05 * relative)
+            else:
+                expected.append(relative)
         every = np.zeros(4)
         round_values(state, 0, 4, v, every)
-        assert [round_value(state, 0, 4, v, p) for p in range(4)] == every.tolist()
-        if left == 0:  # seats 0 and 2 tie on 35 and share the win (plus a twentieth of the relative result)
+        np.testing.assert_allclose(every, expected, rtol=0, atol=1e-12)
+        np.testing.assert_allclose([round_value(state, 0, 4, v, p) for p in range(4)], expected, rtol=0, atol=1e-12)
+        if left == 0:  # seats 0 and 2 tie on 35 and share the win
             assert min(every[0], every[2]) > 0.4 > max(every[1], every[3])
 
 
