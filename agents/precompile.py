@@ -53,7 +53,7 @@ def precompile(config: RulesConfig | None = None, specs: Sequence[str] = DEFAULT
     env = raw_env(**config.to_dict())
     env.reset(seed=seed)
     for _ in range(20):
-        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     env.observe(env.possible_agents[0])
     seconds["env"] = time.perf_counter() - start
 

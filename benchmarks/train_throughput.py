@@ -3,7 +3,7 @@ sb3-contrib's MaskablePPO, same run.
 
 All train the same network size ([256, 256], 4 epochs, 4 minibatches per 2048-decision batch)
 for the same number of learner decisions on 4-player double-nine; MaskablePPO runs on the
-single-agent ``ChickenFoot-v0`` env against random opponents (its env steps include theirs).
+single-agent ``ChickenFoot-v1`` env against random opponents (its env steps include theirs).
 Prints JSON with decisions/s including updates, medians over ``--runs``, and the ratios.
 
     python benchmarks/train_throughput.py --steps 20480 --runs 3

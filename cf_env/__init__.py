@@ -1,13 +1,20 @@
 """Chicken Foot dominoes for reinforcement learning.
 
 ``from cf_env import env, raw_env`` gives the PettingZoo AEC environment; ``cf_env.engine`` is
-the pure rules engine. Importing this package registers the Gymnasium single-agent env
-``"ChickenFoot-v0"`` but imports neither pettingzoo nor torch: the env classes load on first use.
+the pure rules engine. Importing this package registers the envs where users look for them:
+
+- PettingZoo: ``pettingzoo.make("aec", "chickenfoot/chicken_foot_v1", num_players=4)`` (``env()``)
+  and ``pettingzoo.make("parallel", "chickenfoot/chicken_foot_v1")`` (the AEC env through
+  ``turn_based_aec_to_parallel``);
+- Gymnasium: ``gymnasium.make("ChickenFoot-v1", ...)``, the single-agent view.
+
+It imports no torch, and the env classes themselves load on first use (registration names them
+by their import path).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cf_env.engine import (  # noqa: F401  (re-exported public names)
     ActionParseError,
@@ -28,14 +35,31 @@ from cf_env.engine import (  # noqa: F401  (re-exported public names)
 
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:  # the lazily loaded names, for type checkers (a user's mypy sees their signatures)
+    from cf_env.chicken_foot import (  # noqa: F401
+        RESET_OPTIONS,
+        REWARD_MODES,
+        AgentNameError,
+        ResetNeededError,
+        env,
+        parallel_env,
+        raw_env,
+    )
+    from cf_env.gym_env import OBS_TYPES, ChickenFootSingleEnv  # noqa: F401
+    from cf_env.observation import OBSERVATION_VERSION, ObservationEncoder  # noqa: F401
+    from cf_env.render import render_ansi, render_rgb  # noqa: F401
+    from cf_env.vector import VectorGame, random_legal_actions  # noqa: F401
+
 _LAZY = {
     "env": "cf_env.chicken_foot",
+    "parallel_env": "cf_env.chicken_foot",
     "raw_env": "cf_env.chicken_foot",
     "REWARD_MODES": "cf_env.chicken_foot",
     "ResetNeededError": "cf_env.chicken_foot",
     "AgentNameError": "cf_env.chicken_foot",
     "RESET_OPTIONS": "cf_env.chicken_foot",
     "ChickenFootSingleEnv": "cf_env.gym_env",
+    "OBS_TYPES": "cf_env.gym_env",
     "ObservationEncoder": "cf_env.observation",
     "OBSERVATION_VERSION": "cf_env.observation",
     "render_ansi": "cf_env.render",
@@ -57,13 +81,35 @@ def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_LAZY))
 
 
-def _register_gymnasium() -> None:
+#: the ids the envs are registered under (the version follows the AEC env's metadata name)
+GYMNASIUM_ID = "ChickenFoot-v1"
+PETTINGZOO_ID = "chickenfoot/chicken_foot_v1"
+
+
+def _register() -> None:
+    # both are core dependencies; tolerate their absence for engine-only use
     try:
         from gymnasium.envs.registration import register, registry
-    except ImportError:  # gymnasium is a core dependency; tolerate its absence for engine-only use
+    except ImportError:
+        pass
+    else:
+        if GYMNASIUM_ID not in registry:
+            register(id=GYMNASIUM_ID, entry_point="cf_env.gym_env:ChickenFootSingleEnv")
+    try:
+        import pettingzoo
+    except ImportError:
         return
-    if "ChickenFoot-v0" not in registry:
-        register(id="ChickenFoot-v0", entry_point="cf_env.gym_env:ChickenFootSingleEnv")
+    from pettingzoo.env_registry.spec import EnvSpec
+
+    key = EnvSpec(PETTINGZOO_ID).id  # PettingZoo's normal form, chickenfoot/chicken_foot-v1
+    if key not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", PETTINGZOO_ID, entry_point="cf_env.chicken_foot:env")
+    if key not in pettingzoo.parallel_registry:
+        pettingzoo.register("parallel", PETTINGZOO_ID, entry_point="cf_env.chicken_foot:parallel_env")
 
 
-_register_gymnasium()
+_register()
+
+from cf_env.packages import install_shadow_finder  # noqa: E402  (after the registration it sits beside)
+
+install_shadow_finder()  # a user's own training/ or agents/ folder is named when it hides ours

@@ -38,7 +38,9 @@ double_blank_points) / 100`); the table is in :mod:`cf_env.observation`.
 move, and it is all zeros for every other agent. While a centre arm is empty or a foot has toes
 to fill, it holds only those forced plays. A player with no legal play sees only DRAW (only PASS
 when the boneyard is empty). After drawing a playable tile the same agent acts again with that
-tile's plays plus PASS (keep it). `infos[agent]["action_mask"]` holds the same array.
+tile's plays plus PASS (keep it). Every `observe()` returns a new, writeable mask: the caller owns
+it, and editing it changes nothing in the env. (The mask is in the observation only, as in
+PettingZoo's classic envs; the infos hold none.)
 
 ### Action Space
 
@@ -72,10 +74,30 @@ The first seven are the `RulesConfig` fields (docs/RULES.md). `history=True` add
 the tile -1 where the observer may not see it (another seat's draw), rows after the last event
 all -1 (see `ObservationEncoder.history`); its space is `Box(-1, per-column maxima, int16)`. `reset(seed, options={"deals": [...]})`
 takes scripted per-round deals in the engine's format (`deals` is the only option: options that are
-not a mapping, or a near miss such as `"deal"`, raise `ConfigError`; any other key is ignored with a
-warning, as PettingZoo's `api_test` passes `{"options": 1}`); with fewer deals than rounds (or `None`
-entries) the remaining rounds are dealt from the seed. Infos carry `"round_scores"` from the
-first round end on and `"totals"` and `"winners"` (agent names) at the end.
+not a mapping, or a near miss such as `"deal"`, raise `ConfigError`; any other key is ignored, as
+Gymnasium's and PettingZoo's envs ignore options they do not use); with fewer deals than rounds (or `None`
+entries) the remaining rounds are dealt from the seed.
+
+`reset(seed=s)` seeds the env's generator (`env.np_random`, a `numpy.random.Generator`) and
+`reset()` without a seed continues it, as Gymnasium and PettingZoo do: two fresh envs given
+`reset(seed=7); reset(); reset()` play the same three games. The first `reset()` of an env never
+seeded draws fresh entropy.
+
+### Infos
+
+Every agent's info has the same keys, shapes and dtypes from `reset` to the end of the game, so
+that buffers which stack infos (Tianshou's, TorchRL's) can; what the end of the game tells is in
+them, padded, and in the env's `totals`, `winners` and `round_scores` properties.
+
+| key               | shape, dtype      | holds                                                       |
+|-------------------|-------------------|-------------------------------------------------------------|
+| `round_scores`    | (rounds, n) int64 | each finished round's points per seat; -1 rows after them   |
+| `totals`          | (n,) int64        | each seat's points so far (the game's `totals`)             |
+| `winners`         | (n,) int8         | 1 for each seat that wins or shares the win (R16); all 0    |
+|                   |                   | until the game is over, and after an illegal action         |
+| `rounds_finished` | int               | how many rounds have ended                                  |
+
+Each info's arrays are new at every round end: an array taken from an info keeps its values.
 
 `engine="compiled"` (the default) steps the game in `cf_env.core`, compiled, bit for bit the
 pure-Python engine's game; `engine="python"` steps a `cf_env.engine.Game` throughout.
@@ -85,6 +107,11 @@ game: on a per-step path read `env.game_over`, `env.totals`, `env.is_legal(actio
 
 ### Version History
 
+* v1: `reset()` without a seed continues the seeded generator (it drew fresh entropy); the infos
+  have a fixed schema (the table above; `winners` were agent names, present only at the end, and
+  `round_scores` a growing list) and hold no `action_mask`; each observation's mask is a new
+  writeable array (it was a read-only array shared with the info); registered in PettingZoo's
+  registry as `chickenfoot/chicken_foot_v1`. The observation layout is unchanged (version 2).
 * v0: Initial release (observation layout version 1); observation version 2 adds the round's
   memory (who played what, draws, failures to match) and the optional `history` entry.
 """
@@ -92,7 +119,6 @@ game: on a per-step path read `env.game_over`, `env.totals`, `env.is_legal(actio
 from __future__ import annotations
 
 import difflib
-import warnings
 from collections.abc import Mapping
 from operator import index as _as_index
 from typing import Any
@@ -101,7 +127,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from cf_env.core import SEAT_BITS, SEAT_MASK, CoreGame
 from cf_env.engine import (
@@ -120,7 +146,7 @@ from cf_env.engine.scoring import REWARD_MODES, round_reward, win_reward, win_sh
 from cf_env.observation import ObservationEncoder
 from cf_env.render import render_ansi, render_rgb
 
-__all__ = ["REWARD_MODES", "RESET_OPTIONS", "AgentNameError", "ResetNeededError", "env", "raw_env"]
+__all__ = ["REWARD_MODES", "RESET_OPTIONS", "AgentNameError", "ResetNeededError", "env", "parallel_env", "raw_env"]
 
 ILLEGAL_MODES = ("terminate", "raise")
 ENGINES = ("compiled", "python")
@@ -134,23 +160,20 @@ class AgentNameError(ChickenFootError, ValueError):
 def reset_deals(options: Any) -> Any:
     """The scripted deals of a ``reset(options=...)`` (``None`` when there are none). Options that
     are not a mapping, or a key that is a near miss of ``"deals"`` (``"deal"``), raise
-    :class:`ConfigError`; any other key is ignored with a warning."""
+    :class:`ConfigError`; any other key is ignored, as Gymnasium's and PettingZoo's own envs ignore
+    the options they do not use (PettingZoo's ``api_test`` resets with ``{"options": 1}``)."""
     if options is None:
         return None
     if not isinstance(options, Mapping):
         raise ConfigError(f"reset options must be a mapping such as {{'deals': [...]}} (accepted keys: "
                           f"{list(RESET_OPTIONS)}), got {type(options).__name__}")
     unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS)
-    if unknown:
-        # A near miss of an accepted key is a typo whose intent is clear: refuse it. Any other key is
-        # ignored with a warning, since PettingZoo's api_test itself resets with {"options": 1}.
-        near = {k: difflib.get_close_matches(k.lower(), RESET_OPTIONS, n=1, cutoff=0.6) for k in unknown}
-        typos = {k: m[0] for k, m in near.items() if m}
-        if typos:
-            guess = ", ".join(f"{k!r} (did you mean {m!r}?)" for k, m in typos.items())
-            raise ConfigError(f"unknown reset option {guess}; the accepted keys are {list(RESET_OPTIONS)}")
-        warnings.warn(f"reset options {unknown} are not used by chicken_foot_v0 and are ignored; the accepted "
-                      f"keys are {list(RESET_OPTIONS)}", stacklevel=3)
+    # a near miss of an accepted key is a typo whose intent is clear: refuse it
+    near = {k: difflib.get_close_matches(k.lower(), RESET_OPTIONS, n=1, cutoff=0.6) for k in unknown}
+    typos = {k: m[0] for k, m in near.items() if m}
+    if typos:
+        guess = ", ".join(f"{k!r} (did you mean {m!r}?)" for k, m in typos.items())
+        raise ConfigError(f"unknown reset option {guess}; the accepted keys are {list(RESET_OPTIONS)}")
     return options.get("deals")
 
 
@@ -159,7 +182,7 @@ class raw_env(AECEnv, EzPickle):
 
     metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi", "rgb_array"],
-        "name": "chicken_foot_v0",
+        "name": "chicken_foot_v1",
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -209,7 +232,6 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.encoder = ObservationEncoder(self.config)
-        self._masks = self.encoder.mask_cache
         self.num_actions = self.config.num_actions
         low, high = self.encoder.bounds()
         entries: dict[str, spaces.Space] = {
@@ -230,6 +252,8 @@ class raw_env(AECEnv, EzPickle):
         self._core: CoreGame | None = None  # the compiled core (made at the first reset)
         self._on_core = False  # whether the core drives the game in play
         self._started = False  # reset() was called
+        # the generator reset(seed) seeds and reset() continues (made at the first reset)
+        self.np_random: np.random.Generator | None = None
 
     @property
     def game(self) -> Game | None:
@@ -259,7 +283,13 @@ class raw_env(AECEnv, EzPickle):
     # -- reset / observe ---------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self.reset_with(np.random.default_rng(seed), reset_deals(options))
+        """A new game. ``seed`` seeds :attr:`np_random`; without one the game is dealt from the
+        generator as the last game left it (fresh entropy for an env never seeded), as
+        Gymnasium's ``Env.reset`` does. ``options={"deals": [...]}`` scripts the deals."""
+        deals = reset_deals(options)  # bad options are refused before anything changes
+        rng = self.np_random if seed is None and self.np_random is not None else np.random.default_rng(seed)
+        self.reset_with(rng, deals)
+        self.np_random = rng
 
     def reset_with(self, rng: np.random.Generator, deals: Any = None) -> None:
         """``reset`` with a generator of the caller's (it shuffles every unscripted round, as the
@@ -291,6 +321,22 @@ class raw_env(AECEnv, EzPickle):
             assert self._core is not None
             return self._core.totals
         return self._require_game().totals
+
+    @property
+    def winners(self) -> list[int]:
+        """The seats that win or share the win (R16), ``[]`` until the game is over (and after an
+        illegal action); ``possible_agents[seat]`` names them. The infos' ``winners`` flags say the same."""
+        if not self._started:
+            raise ResetNeededError("call reset() before using the environment")
+        return np.flatnonzero(self._winners).tolist()
+
+    @property
+    def round_scores(self) -> list[list[int]]:
+        """The points of each finished round, one list per round in seat order (the infos'
+        ``round_scores`` without the padding rows)."""
+        if not self._started:
+            raise ResetNeededError("call reset() before using the environment")
+        return self._round_scores[:self._rounds_seen].tolist()
 
     @property
     def legal_bits(self) -> int:
@@ -333,10 +379,16 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {"action_mask": self._zero_mask} for a in self.agents}
         self._rewards_dirty = False
         self._rounds_seen = 0
+        n = len(self.possible_agents)
+        self._round_scores = np.full((self.config.rounds, n), -1, dtype=np.int64)
+        self._winners = np.zeros(n, dtype=np.int8)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._refresh_infos(np.zeros(n, dtype=np.int64))
         self._illegal_ended = False
+        # the mask of agent_selection, which observe() copies (None once the game is over): the
+        # compiled core's live int8 flags, or the engine's cached read-only mask
         self._mask: np.ndarray | None = None
         self._legal_bits = 0  # the legal actions of agent_selection, as the game's bits (set with _mask)
         if rounds:  # rounds that ended before anyone decided (1-tile hands)
@@ -358,8 +410,7 @@ class raw_env(AECEnv, EzPickle):
         else:
             seat, self._legal_bits = self._require_game().turn()
         self.agent_selection = self.possible_agents[seat]
-        mask = self._mask = self.encoder.mask(self._legal_bits, flags)
-        self.infos[self.agent_selection]["action_mask"] = mask
+        self._mask = flags if flags is not None else self.encoder.mask(self._legal_bits)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._started:
@@ -367,8 +418,9 @@ class raw_env(AECEnv, EzPickle):
         seat = self.agent_name_mapping.get(agent)
         if seat is None:
             seat = self.agent_name_mapping[self._known(agent)]  # raises AgentNameError
-        # _mask is None whenever the game has ended (normally or by an illegal action)
-        mask = self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask
+        # _mask is None whenever the game has ended (normally or by an illegal action); the env's
+        # masks are its own (live or shared), so the caller gets a copy
+        mask = (self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask).copy()
         core, game = (self._core, None) if self._on_core else (None, self._game)
         obs = core.observation(seat) if core is not None else self.encoder.encode(game, seat)  # type: ignore[arg-type]  # set off the core
         if not self.history:
@@ -411,7 +463,6 @@ class raw_env(AECEnv, EzPickle):
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
-        self.infos[agent]["action_mask"] = self._zero_mask
         if self._on_core:
             core = self._core
             assert core is not None
@@ -434,10 +485,7 @@ class raw_env(AECEnv, EzPickle):
             self._deads_step_first()
         else:
             agent = self.agent_selection = self.possible_agents[seat]
-            mask = self._masks.get(bits)  # the encoder's cache, read here first: a call less a decision
-            if mask is None:
-                mask = self.encoder.mask(bits, flags)
-            self._mask = self.infos[agent]["action_mask"] = mask
+            self._mask = flags if flags is not None else self.encoder.mask(bits)
         if self._human:
             self.render()
 
@@ -453,7 +501,7 @@ class raw_env(AECEnv, EzPickle):
         if self.illegal_action == "raise":
             raise IllegalActionError(f"{agent} cannot take action {action!r}; legal actions: {legal}")
         # as PettingZoo's TerminateIllegalWrapper: -1 to the offender, the game is over
-        gymnasium.logger.warn(f"[chicken_foot_v0] illegal action {action!r} by {agent}: game over, reward -1")
+        gymnasium.logger.warn(f"[chicken_foot_v1] illegal action {action!r} by {agent}: game over, reward -1")
         self._cumulative_rewards[agent] = 0.0
         self._mask = None
         self.terminations = dict.fromkeys(self.agents, True)
@@ -461,8 +509,6 @@ class raw_env(AECEnv, EzPickle):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = -1.0
         self._rewards_dirty = True
-        for a in self.agents:
-            self.infos[a]["action_mask"] = self._zero_mask
         self._accumulate_rewards()
         self._illegal_ended = True
         self._deads_step_first()
@@ -476,8 +522,8 @@ class raw_env(AECEnv, EzPickle):
             scores, over = source.round_scores(rounds), source.current_player < 0
         else:
             scores, over = source.round_scores, source.is_over
-        for a in self.agents:
-            self.infos[a]["round_scores"] = [list(s) for s in scores]
+        if rounds:
+            self._round_scores[:rounds] = scores
         n = len(self.possible_agents)
         mode = REWARD_MODES.index(self.reward_mode)
         rewards = [0.0] * n
@@ -487,18 +533,26 @@ class raw_env(AECEnv, EzPickle):
                 rewards[p] += round_reward(pts[p], total, n, mode, self.points_scale)
         self._rounds_seen = rounds
         if over:
-            totals, winners = source.totals, source.winners
-            for a in self.agents:
-                self.infos[a]["totals"] = totals
-                self.infos[a]["winners"] = [self.possible_agents[p] for p in winners]
+            winners = source.winners
+            self._winners[winners] = 1
             if self.reward_mode == "win":
                 for p in range(n):
                     rewards[p] += win_reward(win_share(p in winners, len(winners)), n)
+        self._refresh_infos(np.asarray(source.totals, dtype=np.int64))
         if self.reward_mode != "win" or over:
             for p, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[p]
             self._rewards_dirty = True
             self._accumulate_rewards()
+
+    def _refresh_infos(self, totals: np.ndarray) -> None:
+        """Every agent's info with new arrays of the game's results so far (the schema of the module
+        docstring's table). The info dicts themselves stay, with any key a wrapper added."""
+        for info in self.infos.values():
+            info["round_scores"] = self._round_scores.copy()
+            info["totals"] = totals.copy()
+            info["winners"] = self._winners.copy()
+            info["rounds_finished"] = self._rounds_seen
 
     # -- render ------------------------------------------------------------------------------
 
@@ -526,3 +580,12 @@ def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:
     ~40% of a step when stacked); ``step``/``observe`` before ``reset`` raise
     :class:`ResetNeededError` as the order-enforcing wrapper would."""
     return raw_env(illegal_action=illegal_action, **kwargs)
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """:func:`env` as a PettingZoo ``ParallelEnv``, through PettingZoo's ``turn_based_aec_to_parallel``
+    (one agent acts a step; the others' actions are ignored): what
+    ``pettingzoo.make("parallel", "chickenfoot/chicken_foot_v1")`` builds."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(env(**kwargs))

@@ -1,7 +1,7 @@
 """A Gymnasium single-agent view of Chicken Foot: the learner plays one seat, opponents the rest::
 
     import gymnasium, cf_env
-    env = gymnasium.make("ChickenFoot-v0", num_players=4, reward="relative")
+    env = gymnasium.make("ChickenFoot-v1", num_players=4, reward="relative")
     obs, info = env.reset(seed=0)
     while True:
         legal = np.flatnonzero(info["action_mask"])
@@ -15,12 +15,25 @@ random legal action drawn from that generator (seeded by ``reset(seed)``). The r
 of a step is everything the learner's seat earned from its action up to its next decision
 (round ends and the game's end included), in the AEC env's ``reward`` mode.
 ``action_masks()`` follows sb3-contrib's convention.
+
+``obs_type="dict"`` (the default) gives the AEC env's observation dict; ``obs_type="box"`` gives
+the flat float32 vector alone as a ``Box`` (with ``history=True``, the history's rows follow it,
+flattened), the layout Stable-Baselines3's ``MlpPolicy`` and the Box-only wrappers (Supersuit's
+observation wrappers, PettingZoo's ``bombardment_test``) expect; the mask is then read through
+``action_masks()`` or ``info["action_mask"]``.
+
+``reset(seed=s)`` seeds the env's generator (``np_random``); ``reset()`` continues it. It deals
+every game, picks a ``"random"`` learner seat and is the generator the opponents act with.
+Every info has the same keys from reset to the end: the AEC env's (``round_scores``, ``totals``,
+``winners``, ``rounds_finished``; see :mod:`cf_env.chicken_foot`) plus ``action_mask`` (its own
+writeable copy), ``seat`` and ``illegal_action`` (True only on the step that ended the game by
+an illegal action).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import gymnasium
 import numpy as np
@@ -28,9 +41,18 @@ import numpy as np
 from cf_env.chicken_foot import raw_env, reset_deals
 from cf_env.engine import ConfigError, IllegalActionError
 
-__all__ = ["ChickenFootSingleEnv", "Opponent"]
+__all__ = ["OBS_TYPES", "ChickenFootSingleEnv", "Opponent"]
 
-Opponent = Callable[[dict], int]
+OBS_TYPES = ("dict", "box")
+
+class ActingAgent(Protocol):
+    """An agent as :mod:`agents` makes them: ``act(observation, rng) -> action``."""
+
+    def act(self, observation: dict, rng: np.random.Generator) -> int: ...
+
+
+#: an opponent: a callable ``observation -> action``, or an agent that acts with the env's generator
+Opponent = Callable[[dict], int] | ActingAgent
 
 
 class ChickenFootSingleEnv(gymnasium.Env):
@@ -44,6 +66,8 @@ class ChickenFootSingleEnv(gymnasium.Env):
         illegal_action: ``"terminate"`` (reward -1, episode over; default, so that
             ``check_env``'s unmasked samples are safe) or ``"raise"``.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None``.
+        obs_type: ``"dict"`` (the AEC env's observation dict) or ``"box"`` (the flat vector, with the
+            history's rows after it when ``history=True``; the mask through ``action_masks()``).
         **kwargs: the AEC env's arguments (rules fields, ``reward``, ``points_scale``).
     """
 
@@ -51,7 +75,10 @@ class ChickenFootSingleEnv(gymnasium.Env):
 
     def __init__(self, opponents: Opponent | Sequence[Opponent] | Mapping[int, Opponent] | None = None,
                  learner_seat: int | str = 0, illegal_action: str = "terminate",
-                 render_mode: str | None = None, **kwargs: Any) -> None:
+                 render_mode: str | None = None, obs_type: str = "dict", **kwargs: Any) -> None:
+        if obs_type not in OBS_TYPES:
+            raise ConfigError(f"obs_type must be one of {OBS_TYPES}, got {obs_type!r}")
+        self.obs_type = obs_type
         inner_mode = "ansi" if render_mode == "human" else render_mode
         # opponents that read the round's history (a search agent with infer=policy) get it even
         # when the learner did not ask for it (kwargs history=True); the learner's space is its own
@@ -74,7 +101,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
         assert isinstance(space, gymnasium.spaces.Dict)  # {"observation", "action_mask"[, "history"]}
         if self.aec.history and not self._learner_history:
             space = gymnasium.spaces.Dict({k: v for k, v in space.spaces.items() if k != "history"})
-        self.observation_space = space
+        self.observation_space: gymnasium.spaces.Space = space if obs_type == "dict" else _box_space(space)
         self.action_space = self.aec.action_space(agent)
         self.seat = 0 if learner_seat == "random" else int(learner_seat)
         self._mask = np.zeros(self.aec.num_actions, dtype=np.int8)
@@ -109,16 +136,21 @@ class ChickenFootSingleEnv(gymnasium.Env):
                 action = opp(obs)
             aec.step(action)
 
-    def _result(self) -> tuple[dict, dict]:
+    def _result(self, illegal: bool = False) -> tuple[Any, dict]:
         aec = self.aec
         agent = aec.possible_agents[self.seat]
-        obs = aec.observe(agent)
+        obs = aec.observe(agent)  # its mask is a new array, the caller's
         if not self._learner_history:
             obs.pop("history", None)
-        obs["action_mask"] = self._mask = obs["action_mask"].copy()  # fresh arrays every call
+        if illegal:
+            obs["action_mask"][:] = 0
+        self._mask = obs["action_mask"].copy()  # the env's own, read by action_masks()
         info = dict(aec.infos.get(agent, {}))
-        info["action_mask"] = self._mask
+        info["action_mask"] = self._mask.copy()
         info["seat"] = self.seat
+        info["illegal_action"] = illegal
+        if self.obs_type == "box":
+            return _flat(obs), info
         return obs, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -140,10 +172,7 @@ class ChickenFootSingleEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise IllegalActionError(f"action {action!r} is not legal; legal: {aec.legal_actions()}")
             self._over = True
-            obs, info = self._result()
-            obs = {**obs, "action_mask": np.zeros_like(obs["action_mask"])}
-            info["action_mask"] = obs["action_mask"]
-            info["illegal_action"] = True
+            obs, info = self._result(illegal=True)
             return obs, -1.0, True, False, info
         aec.step(int(action))
         self._play_opponents()
@@ -171,6 +200,26 @@ class ChickenFootSingleEnv(gymnasium.Env):
             print(f"{out}\n")
             return None
         return out
+
+
+def _box_space(space: gymnasium.spaces.Dict) -> gymnasium.spaces.Box:
+    """The ``obs_type="box"`` space: the observation's bounds, then the history's, flattened."""
+    obs = space["observation"]
+    assert isinstance(obs, gymnasium.spaces.Box)
+    low, high = [obs.low], [obs.high]
+    if "history" in space.spaces:
+        hist = space["history"]
+        assert isinstance(hist, gymnasium.spaces.Box)
+        low.append(hist.low.ravel().astype(np.float32))
+        high.append(hist.high.ravel().astype(np.float32))
+    return gymnasium.spaces.Box(np.concatenate(low), np.concatenate(high), dtype=np.float32)
+
+
+def _flat(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """An observation dict in the ``obs_type="box"`` layout (see :func:`_box_space`)."""
+    if "history" not in obs:
+        return obs["observation"]
+    return np.concatenate([obs["observation"], obs["history"].ravel().astype(np.float32)])
 
 
 def _wants_history(opponents: Any) -> bool:

@@ -65,7 +65,7 @@ flags (8 blocks)   1
 ``pending_count``  ``max(center_arms, 3)`` (R9 arms, R10 toes)
 ``hand_sizes``     ``T - (n - 1) * hand_size``: a hand plus the whole boneyard
 ``boneyard``       ``T - n * hand_size``
-``round``          ``rounds - 1`` for both entries
+``round``          ``max(rounds - 1, 1)`` for both entries (1 in a 1-round game, so that low < high)
 ``draws``          ``T - n * hand_size``: every draw comes from the boneyard
 ``void_draws``     ``T - n * hand_size``, as ``draws``
 ``scores``         ``rounds * (pips of the whole set + double_blank_points) / 100``
@@ -170,7 +170,7 @@ class ObservationEncoder:
             "pending_count": max(cfg.center_arms, 3),
             "hand_sizes": t - (n - 1) * h,
             "boneyard": t - n * h,
-            "round": rounds - 1,
+            "round": max(rounds - 1, 1),  # 0 in a 1-round game; a bound of 1 keeps low < high (Gymnasium warns on equal ones)
             "scores": np.float32(rounds * (set_pips + cfg.double_blank_points) * SCORE_FACTOR),  # as encode() rounds
             "draws": t - n * h,
             "void_draws": t - n * h,

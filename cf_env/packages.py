@@ -7,12 +7,50 @@ No import happens here: the check reads where Python would find the package.
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
-__all__ = ["MissingExtraError", "require_extra", "require_own"]
+__all__ = ["MissingExtraError", "install_shadow_finder", "require_extra", "require_own"]
 
 _HOME = Path(__file__).resolve().parent.parent  # the folder holding cf_env and its sibling packages
+_SIBLINGS = ("agents", "training", "chickenfoot")
+
+
+def _shadowing(module: ModuleType) -> str | None:
+    """Where ``module`` (one of our sibling packages' names) was found, when that is not ours."""
+    name = module.__name__
+    places = [str(Path(p).resolve()) for p in getattr(module, "__path__", [])]
+    if str(_HOME / name) in places:
+        return None
+    return ", ".join(places) or str(getattr(module, "__file__", None) or "a module that is not a package")
+
+
+class _ShadowFinder(importlib.abc.MetaPathFinder):
+    """Last on ``sys.meta_path``: asked only for a module no other finder found. When that is a
+    submodule of ``agents``/``training``/``chickenfoot`` (``training.evaluate``) and the package
+    Python imported under that name is a folder of the user's, the ImportError says so and how to
+    mend it, in place of a bare ``No module named 'training.evaluate'``."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        top = fullname.partition(".")[0]
+        module = sys.modules.get(top) if top in _SIBLINGS and "." in fullname else None
+        where = _shadowing(module) if module is not None else None
+        if where is not None:
+            raise ImportError(
+                f"cannot import {fullname!r}: 'import {top}' found {where}, a folder of yours that shadows "
+                f"chickenfoot-rl's '{top}' package (the working directory comes first on sys.path). Rename your "
+                f"folder (e.g. my_{top}/), or run from another directory.", name=fullname)
+        return None
+
+
+def install_shadow_finder() -> None:
+    """Put :class:`_ShadowFinder` last on ``sys.meta_path`` (once); ``import cf_env`` does."""
+    if not any(isinstance(f, _ShadowFinder) for f in sys.meta_path):
+        sys.meta_path.append(_ShadowFinder())
 
 
 def require_own(name: str) -> None:

@@ -151,6 +151,7 @@ class AecCollector:
         """Let opponents move until a learner seat must decide; start a new game at the end."""
         env = self.envs[i]
         game = env.game
+        assert game is not None  # every env is reset when the collector starts
         while True:
             if game.is_over:
                 self._finish_game(i)
@@ -164,15 +165,15 @@ class AecCollector:
             self._credit_rewards(i)
 
     def _finish_game(self, i: int) -> None:
-        game = self.envs[i].game
+        env = self.envs[i]
         if self._buffer is not None:
             for seat, who in enumerate(self.seats[i]):
                 if who is LEARNER:
                     self._buffer.terminate(np.array([i]), np.array([seat]))
         if any(who is not LEARNER for who in self.seats[i]):
             seat = next(s for s, who in enumerate(self.seats[i]) if who is LEARNER)
-            self.episode_wins.append(win_share(seat in game.winners, len(game.winners)))
-            self.episode_points.append(game.totals[seat])
+            self.episode_wins.append(win_share(seat in env.winners, len(env.winners)))
+            self.episode_points.append(env.totals[seat])
         self._new_game(i)
 
     def collect(self, policy: Policy, buffer: Trajectories, rollout_steps: int) -> tuple[int, int]:
@@ -187,8 +188,10 @@ class AecCollector:
                 mask_list.append(o["action_mask"])
             obs = np.stack(obs_list)
             mask = np.stack(mask_list).astype(bool)
-            seats = np.array([env.game.current_player for env in self.envs])
-            unseen = (np.stack([env.game.hidden_tiles(int(s)) for env, s in zip(self.envs, seats)])
+            games = [env.game for env in self.envs]
+            assert all(g is not None for g in games)  # every env is reset when the collector starts
+            seats = np.array([g.current_player for g in games])  # type: ignore[union-attr]  # asserted above
+            unseen = (np.stack([g.hidden_tiles(int(s)) for g, s in zip(games, seats)])  # type: ignore[union-attr]
                       if self.hidden else None)
             actions, logps, values = policy(obs, mask, unseen)
             buffer.open(np.arange(len(self.envs)), seats, obs, mask, actions, logps, values, unseen)

@@ -33,6 +33,7 @@ from agents.base import needs_history
 from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
 from cf_env.engine import action_table, validate_deals
 from cf_env.engine.scoring import win_share
+from training.results import ResultsFile
 from training.stats import standard_error, t_interval, wilson_interval
 from training.workers import WorkerLostError, WorkerPool, shared_pool, worker_state
 
@@ -80,9 +81,7 @@ def play(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng:
     same two over decisions with more than one legal action."""
     env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
     _play_out(env, seats, rng, clock)
-    names = env.possible_agents
-    winners = env.infos[names[0]]["winners"]
-    return Played([names.index(w) for w in winners], env.totals)
+    return Played(env.winners, env.totals)
 
 
 def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
@@ -168,6 +167,8 @@ class EvalReport:
     per_deal_set: dict[str, list[list[float]]] = field(default_factory=dict)
     #: what ``on_deal_set`` returned for each deal set (empty without one; not written by :meth:`write`)
     hook_results: list[Any] = field(default_factory=list, repr=False)
+    #: the deal sets asked for, when a stop (Ctrl-C) ended the evaluation after ``deal_sets`` of them
+    stopped_of: int | None = None
 
     def table(self) -> str:
         head = (f"{'agent':<40} {'seat-games':>10} {'win rate':>9} {'95% CI':>17} {'mean pts':>9} {'rating':>7} "
@@ -179,6 +180,8 @@ class EvalReport:
                          f"{f'[{lo:.3f}, {hi:.3f}]':>17} {r.mean_points:>9.1f} {r.rating:>7.2f} "
                          f"{r.ms_per_decision:>7.2f} {r.ms_per_choice:>9.2f}")
         sets = f"{self.deal_sets} deal set{'s' if self.deal_sets != 1 else ''}"
+        if self.stopped_of is not None:
+            sets += f" of {self.stopped_of} (stopped)"
         lines.append(f"{self.games} games = {sets} x {len(self.lineup)} seat rotations; "
                      f"{self.config['num_players']} players, double-{self.config['max_pip']}, "
                      f"{self.config['rounds']} rounds; parity win rate {1 / len(self.lineup):.3f}; "
@@ -203,7 +206,9 @@ class EvalReport:
                     writer.writerow([r.spec, r.seat_games, r.win_rate, *r.win_rate_ci95, r.mean_points, r.rating,
                                      r.ms_per_decision, r.ms_per_choice])
         else:
-            path.write_text(json.dumps(self.to_json(), indent=2))
+            from training.provenance import with_provenance
+
+            path.write_text(json.dumps(with_provenance(self.to_json(), [r.spec for r in self.results]), indent=2))
 
     def plot(self, path: str | Path) -> None:
         """Bar chart of win rates with their 95% intervals and the parity line."""
@@ -385,7 +390,8 @@ def fill_lineup(lineup: Sequence[str | Agent], num_players: int) -> list[str | A
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
              progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int | None = 1,
              save_games: str | Path | None = None, worst: int = 0, worst_agent: str | None = None,
-             address: str | None = None, on_deal_set: DealSetHook | None = None) -> EvalReport:
+             address: str | None = None, on_deal_set: DealSetHook | None = None,
+             save: str | Path | None = None) -> EvalReport:
     """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
 
     ``lineup``: agent specs or agents, one per seat; a shorter lineup is filled with its last
@@ -396,6 +402,13 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
 
     ``on_deal_set``: a :class:`DealSetHook` called after each deal set where it was played; what
     it returns is kept in the report's ``hook_results``.
+
+    ``save``: a JSON-lines file (:class:`training.results.ResultsFile`) that keeps every deal set's
+    games as they are played; given the file of an earlier run of the same lineup, seed and rules,
+    the evaluation resumes after its deal sets (a file of another evaluation is refused).
+
+    Ctrl-C (KeyboardInterrupt) after at least one deal set ends the evaluation with the report of
+    the deal sets played (``stopped_of`` says how many were asked for).
 
     ``workers`` > 1 plays deal sets in that many processes (the lineup must then be specs, which
     each process loads); the report is the same as with one process, timings aside. ``address``:
@@ -430,6 +443,11 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     if address:  # a relative checkpoint path means nothing in a Ray worker's folder
         specs = [str(Path(x).resolve()) if Path(x).is_file() else x for x in specs]
     distinct = list(dict.fromkeys(specs))
+    if save is not None and (save_games is not None or on_deal_set is not None):
+        raise ConfigError("save (the results file that resumes an evaluation) keeps the games' results only; "
+                          "it cannot be combined with save_games or on_deal_set")
+    results = (ResultsFile(save, {"lineup": specs, "seed": seed, "rules": config.to_dict()}, kind="evaluation")
+               if save is not None else None)
     saver = GameSaver(save_games, specs, worst, worst_agent, seed) if save_games is not None else None
     rng = np.random.default_rng(seed)
     all_deals = [generate_deals(config, rng) for _ in range(deal_sets)]
@@ -477,25 +495,41 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     else:
         chunk = 1
         pool_context = WorkerPool(1, _evaluator_state, (config.to_dict(), given, run))
-    tasks = ((run, specs, seed, saver is not None, on_deal_set, d, all_deals[d:d + chunk])
-             for d in range(0, deal_sets, chunk))
-    with pool_context as pool:
-        played = 0
-        try:
-            for results in pool.imap(_play_deal_sets, tasks):
-                for games, hook_result in results:
+    played = 0
+    for row in results.rows[:deal_sets] if results is not None else []:  # an earlier run's deal sets
+        record([(specs_, winners, totals, np.array(clock), None, seconds)
+                for specs_, winners, totals, clock, seconds in row["games"]], played)
+        played += 1
+    tasks = ((run, specs, seed, saver is not None, on_deal_set, d, all_deals[d:min(d + chunk, deal_sets)])
+             for d in range(played, deal_sets, chunk))
+    stopped = False
+    try:
+        with pool_context as pool:
+            for chunk_results in pool.imap(_play_deal_sets, tasks):
+                for games, hook_result in chunk_results:
                     record(games, played)  # in deal-set order: the ratings do not depend on the workers
+                    if results is not None:
+                        results.add(games=[[s, w, t, c.tolist(), p] for s, w, t, c, _, p in games])
                     played += 1
                     if on_deal_set is not None:
                         hooked.append(hook_result)
-        except WorkerLostError as exc:
-            raise WorkerLostError(f"{exc} ({played} of {deal_sets} deal sets were played; `chickenfoot compare "
-                                  f"--save FILE` keeps them as they come)") from exc
-    bar.close()
-    if saver is not None:
-        saver.close()
+    except WorkerLostError as exc:
+        raise WorkerLostError(f"{exc} ({played} of {deal_sets} deal sets were played; `--save FILE` keeps them "
+                              f"as they come, and resumes)") from exc
+    except KeyboardInterrupt:
+        if played == 0:
+            raise
+        stopped = True  # the report of the deal sets played so far
+    finally:
+        bar.close()
+        if saver is not None:
+            saver.close()
+        if results is not None:
+            results.close()
+    asked, deal_sets = deal_sets, played
     report = EvalReport(config=config.to_dict(), lineup=specs, deal_sets=deal_sets, games=deal_sets * n, seed=seed,
-                        ms_per_game=1000 * play_seconds[0] / (deal_sets * n), hook_results=hooked)
+                        ms_per_game=1000 * play_seconds[0] / (deal_sets * n), hook_results=hooked,
+                        stopped_of=asked if stopped else None)
     for spec in distinct:
         r = ratings[spec]
         c = clocks[spec]

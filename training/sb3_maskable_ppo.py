@@ -30,7 +30,9 @@ class ObservationOnly(gymnasium.ObservationWrapper):
 
     def __init__(self, env: ChickenFootSingleEnv) -> None:
         super().__init__(env)
-        self.observation_space = env.observation_space["observation"]
+        space = env.observation_space
+        assert isinstance(space, gymnasium.spaces.Dict)  # the env's obs_type="dict" (its default)
+        self.observation_space = space["observation"]
 
     def observation(self, observation: dict) -> np.ndarray:
         return observation["observation"]

@@ -83,8 +83,7 @@ class ChickenFootMultiAgentEnv(MultiAgentEnv):
         rewards = {a: float(r) for a, r in aec.rewards.items()}
         if aec.game_over:
             obs = {a: self._obs(a) for a in self.possible_agents}
-            infos = {a: {k: aec.infos[a][k] for k in ("totals", "winners", "round_scores")}
-                     for a in self.possible_agents}
+            infos = {a: dict(aec.infos[a]) for a in self.possible_agents}  # the AEC env's fixed-schema infos
             done = dict.fromkeys(self.possible_agents, True)
             return obs, rewards, {**done, "__all__": True}, {"__all__": False}, infos
         nxt = aec.agent_selection

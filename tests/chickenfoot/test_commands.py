@@ -86,9 +86,9 @@ def test_evaluation_names_fit_and_counts_agree():
 def test_action_masks_are_int8_everywhere():
     import gymnasium
 
-    import cf_env  # noqa: F401 - registers ChickenFoot-v0
+    import cf_env  # noqa: F401 - registers ChickenFoot-v1
 
-    env = gymnasium.make("ChickenFoot-v0", num_players=2, max_pip=4, hand_size=4, rounds=1)
+    env = gymnasium.make("ChickenFoot-v1", num_players=2, max_pip=4, hand_size=4, rounds=1)
     obs, info = env.reset(seed=0)
     masks = env.unwrapped.action_masks()
     assert masks.dtype == obs["action_mask"].dtype == info["action_mask"].dtype == np.int8

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import cf_env  # noqa: F401  (registers ChickenFoot-v0)
+import cf_env  # noqa: F401  (registers ChickenFoot-v1)
 from cf_env import ChickenFootSingleEnv
 from cf_env.engine import ConfigError, IllegalActionError
 
 
 @pytest.mark.parametrize("history", [False, True])
 def test_registered_and_check_env(history):
-    env = gymnasium.make("ChickenFoot-v0", num_players=3, max_pip=6, history=history)
+    env = gymnasium.make("ChickenFoot-v1", num_players=3, max_pip=6, history=history)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(env.unwrapped, skip_render_check=False)
@@ -145,7 +145,7 @@ def test_agent_opponents_draw_from_the_env_generator():
 ])
 def test_bad_opponents_are_refused_at_construction(opponents, message):
     with pytest.raises(ConfigError, match=message):
-        gymnasium.make("ChickenFoot-v0", opponents=opponents)
+        gymnasium.make("ChickenFoot-v1", opponents=opponents)
 
 
 def test_reset_options_are_checked_before_anything_changes():
