@@ -5,8 +5,9 @@ and ``labels fit``; the RL frameworks: ``rllib``, ``sb3``, ``tianshou``, ``torch
 (:mod:`chickenfoot.frameworks`); evaluation: ``eval``; games: ``play``, ``replay``, ``demo``;
 set-up: ``precompile``.
 
-    chickenfoot distill --config configs/distill.yaml
-    chickenfoot train --config configs/default.yaml [--resume]
+    chickenfoot distill --config distill          # a packaged config's name, or a YAML file's path
+    chickenfoot train --config default [--resume]
+    chickenfoot configs show distill > mine.yaml   # a packaged config, as a start for your own
     chickenfoot eval runs/default/final.pt greedy greedy greedy --deal-sets 500 --json out.json --plot out.png
     chickenfoot eval search heuristic --deal-sets 250 --workers 2
     chickenfoot play --opponents search,heuristic,zoo:strong-4p --save game.json
@@ -114,8 +115,9 @@ def _run_options(config_cls: str, example: str, resume_keeps: str) -> Callable[[
     ``config_cls``'s fields), --resume (``resume_keeps`` says what it continues), --overwrite,
     --runs-dir, --run-name and --no-progress."""
     return option_group(
-        click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
-                     help=f"YAML whose keys are {config_cls} fields (see {example})."),
+        click.option("--config", "config_path", required=True,
+                     help=f"A YAML file whose keys are {config_cls} fields, or a packaged config's name such as "
+                          f"{example} (chickenfoot configs lists them)."),
         click.option("--resume", is_flag=True, help=f"Continue the run ({resume_keeps})."),
         click.option("--overwrite", is_flag=True, help="Delete the run folder's earlier run first (without it, a folder "
                      "that holds a run is refused)."),
@@ -126,7 +128,7 @@ def _run_options(config_cls: str, example: str, resume_keeps: str) -> Callable[[
 
 
 @main.command()
-@_run_options("PPOConfig", "configs/", "weights, optimizer, step count, pool")
+@_run_options("PPOConfig", "default or smoke", "weights, optimizer, step count, pool")
 @click.option("--init-checkpoint", default=None,
               help="Override init_checkpoint: start from these weights (a path or zoo:NAME) instead of cloning the heuristic.")
 @click.option("--total-steps", type=int, default=None, help="Override total_steps.")
@@ -149,7 +151,7 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 
 
 @main.command()
-@_run_options("ExpertConfig", "configs/expert-4p.yaml", "weights, optimizer, samples, iteration")
+@_run_options("ExpertConfig", "expert-4p", "weights, optimizer, samples, iteration")
 @click.option("--init-checkpoint", default=None, help="Override init_checkpoint (a path or zoo:NAME).")
 @click.option("--iterations", type=click.IntRange(min=1), default=None, help="Override iterations.")
 @click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
@@ -175,7 +177,7 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
 
 
 @main.command()
-@_run_options("DistillConfig", "configs/distill.yaml", "its label shards are kept: it collects on, then fits again")
+@_run_options("DistillConfig", "distill or distill-smoke", "its label shards are kept: it collects on, then fits again")
 @click.option("--collect-minutes", type=float, default=None, help="Override collect_minutes.")
 @click.option("--dagger-rounds", type=click.IntRange(min=0), default=None,
               help="Override dagger_rounds (with --resume, a larger value goes on with more rounds).")
@@ -255,18 +257,24 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
 @click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True,
               help="With --save-games: keep only the N games where --worst-agent did worst (0 = every game).")
 @click.option("--worst-agent", default=None, help="The agent spec --worst judges [default: the first agent].")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+              help="Keep each deal set's results in this JSON-lines file as they come; run the same command again "
+                   "to resume after the deal sets it holds (a file of another lineup, seed or rules is refused).")
 @click.option("--device", default="cpu", show_default=True,
               help="Where checkpoint agents run: cpu, cuda, cuda:N or auto (cuda when there is one).")
-@click.option("--no-progress", is_flag=True)
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
 def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | None, rounds: int | None,
                  hand_size: int | None, deal_sets: int, seed: int, json_path: str | None, csv_path: str | None,
                  plot_path: str | None, workers: int | None, address: str | None, save_games: str | None, worst: int,
-                 worst_agent: str | None, device: str, no_progress: bool) -> None:
+                 worst_agent: str | None, save_path: str | None, device: str, no_progress: bool) -> None:
     """Play AGENTS against each other (one per seat, the last one filling the remaining seats;
     specs: random, greedy, heuristic, search[:name=value...], a checkpoint path, zoo:NAME, sb3:MODEL.zip,
     sb3+trust:MODEL.zip) with rotated seats and duplicate deals; print win rates with 95% intervals (t over
     deal sets), mean points, OpenSkill ratings and each agent's mean time per decision (ms/dec; ms/choice
-    counts only decisions with more than one legal action). The rules are the first checkpoint's unless rule flags say otherwise."""
+    counts only decisions with more than one legal action). The rules are the first checkpoint's unless rule flags say otherwise.
+
+    Ctrl-C prints the report of the deal sets played so far and exits 130; with --save FILE the same
+    command resumes after them."""
     import agents as agent_lib
     from agents.torch_policy import resolve_device
     from training.evaluate import evaluate
@@ -288,10 +296,17 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
                  if device != "cpu" else None)
         report = evaluate([built[s] for s in lineup] if built else lineup, config, deal_sets=deal_sets, seed=seed,
                           progress=not no_progress, workers=workers, address=address, save_games=save_games,
-                          worst=worst, worst_agent=worst_agent)
+                          worst=worst, worst_agent=worst_agent, save=save_path)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("stopped before the first deal set was played: nothing to report", err=True)
+        sys.exit(130)
     click.echo(report.table())
+    if report.stopped_of is not None:
+        again = ("run the same command again to resume" if save_path else
+                 "--save FILE keeps the deal sets as they come, and resumes")
+        click.echo(f"stopped by Ctrl-C after {report.deal_sets} of {report.stopped_of} deal sets; {again}", err=True)
     if save_games:
         kept = "every game" if not worst else f"the {worst} games where {worst_agent or lineup[0]} did worst"
         click.echo(f"game records ({kept}): {Path(save_games)}/ (index.json lists them; chickenfoot replay FILE)")
@@ -300,6 +315,8 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
             report.write(path)
     if plot_path:
         report.plot(plot_path)
+    if report.stopped_of is not None:
+        sys.exit(130)
 
 
 @main.command()
@@ -357,7 +374,10 @@ def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, r
     click.echo(result.table())
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(result.to_json(), indent=2))
+        from training.provenance import with_provenance
+
+        specs = [a, b, *(opponents or [])]
+        Path(json_path).write_text(json.dumps(with_provenance(result.to_json(), specs), indent=2))
 
 
 @main.command()
@@ -403,7 +423,10 @@ def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, wor
         raise click.ClickException(str(exc)) from None
     if json_path:
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(json_path).write_text(json.dumps(data, indent=2))
+        from training.provenance import with_provenance
+
+        rated = [spec for spec, _ in PANELS[config.num_players]] + ([agent] if agent else [])
+        Path(json_path).write_text(json.dumps(with_provenance(data, rated), indent=2))
 
 
 @main.command()
@@ -695,6 +718,36 @@ def precompile(specs: tuple[str, ...], no_threads: bool) -> None:
 
     try:
         click.echo(describe(compile_kernels(specs=specs or DEFAULT_SPECS, threads=not no_threads)))
+    except ChickenFootError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.group(invoke_without_command=True)
+@click.pass_context
+def configs(ctx: click.Context) -> None:
+    """The packaged training configs: what --config NAME reads. Without a subcommand, lists them
+    with the first line of each; `configs show NAME` prints one, as a start for your own."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from training.config import packaged_configs
+
+    found = packaged_configs()
+    width = max(map(len, found))
+    for name, path in found.items():
+        first = next((line.lstrip("# ").strip() for line in path.read_text(encoding="utf-8").splitlines()
+                      if line.startswith("#")), "")
+        click.echo(f"{name:<{width}}  {first}")
+    click.echo("\nchickenfoot configs show NAME > mine.yaml   (then --config mine.yaml)")
+
+
+@configs.command(name="show")
+@click.argument("name")
+def configs_show(name: str) -> None:
+    """Print the packaged config NAME (or the YAML file at NAME)."""
+    from training.config import config_path
+
+    try:
+        click.echo(config_path(name).read_text(encoding="utf-8"), nl=False)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
 

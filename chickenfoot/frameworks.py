@@ -86,8 +86,11 @@ def _train(run: Callable[[], dict[str, Any]], out: str, evaluate_with: Callable[
         summary = run()
     except errors as exc:
         raise click.ClickException(str(exc)) from None
+    from training.provenance import with_provenance
+
     text = json.dumps(summary, indent=2)
-    Path(out, "summary.json").write_text(text)
+    model = summary.get("model")
+    Path(out, "summary.json").write_text(json.dumps(with_provenance(summary, [model] if model else []), indent=2))
     click.echo(text)
     click.echo(f"evaluate with: {evaluate_with(summary)}")
 
@@ -151,8 +154,8 @@ def torchrl(players: int, max_pip: int, rounds: int | None, out: str, seed: int,
 
 
 @click.command()
-@click.option("--config", "config_path", default="configs/rllib.yaml", show_default=True,
-              type=click.Path(dir_okay=False), help="YAML file of RLlibConfig fields.")
+@click.option("--config", "config_path", default="rllib", show_default=True,
+              help="A YAML file of RLlibConfig fields, or a packaged config's name (chickenfoot configs).")
 @click.option("--address", default=None, help="Join this Ray cluster (HOST:PORT) instead of starting Ray locally.")
 @click.option("--iterations", type=click.IntRange(min=1), default=None, help="Override the config's iterations.")
 @click.option("--runs-dir", default=None, help="Override the config's runs_dir.")

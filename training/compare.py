@@ -20,7 +20,6 @@ difference is A's win rate less B's (per seat) in the same games.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -34,6 +33,7 @@ from agents.base import needs_history
 from cf_env import ConfigError, RulesConfig, raw_env
 from cf_env.engine.scoring import win_share
 from training.evaluate import fill_lineup, generate_deals, play, warm_up
+from training.results import ResultsFile
 from training.stats import (
     Sprt,
     elo_of_win_rates,
@@ -134,49 +134,6 @@ class Comparison:
 
     def to_json(self) -> dict:
         return asdict(self)
-
-
-class ResultsFile:
-    """A comparison's per-deal-set results as JSON lines: a header naming the comparison (A, B,
-    the opponents, the seed, the rules), then ``{"d": i, "a": [win rate, points], "b": [...]}`` per
-    deal set, flushed as each comes. Opened on a file that holds the same comparison, it hands
-    back the deal sets there (a half-written last line is dropped); one that holds another is
-    refused."""
-
-    def __init__(self, path: str | Path, header: dict) -> None:
-        self.path = Path(path)
-        self.rows: list[tuple[list[float], list[float]]] = []
-        if self.path.exists() and self.path.stat().st_size:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-            try:
-                kept = json.loads(lines[0]).get("comparison")
-            except (json.JSONDecodeError, AttributeError):
-                kept = None
-            if kept != header:
-                raise ConfigError(f"{self.path} holds {'another comparison' if kept else 'no comparison'}"
-                                  f"{': ' + json.dumps(kept) if kept else ''}; use another file to compare "
-                                  f"{header['a']} with {header['b']}")
-            for line in lines[1:]:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    break  # the last line, cut short by a stop
-                if row.get("d") != len(self.rows):
-                    raise ConfigError(f"{self.path}: deal set {len(self.rows)} expected, found {row.get('d')!r}")
-                self.rows.append((row["a"], row["b"]))
-            self.path.write_text("\n".join([lines[0], *lines[1:1 + len(self.rows)]]) + "\n", encoding="utf-8")
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps({"comparison": header}) + "\n", encoding="utf-8")
-        self._file = self.path.open("a", encoding="utf-8")
-
-    def add(self, a: list[float], b: list[float]) -> None:
-        self._file.write(json.dumps({"d": len(self.rows), "a": a, "b": b}) + "\n")
-        self._file.flush()
-        self.rows.append((a, b))
-
-    def close(self) -> None:
-        self._file.close()
 
 
 def _comparer_state(lineups: list[list[str]], config_dict: dict, seed: int, given: dict[str, Agent]) -> dict:
@@ -291,7 +248,7 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
     focal = (lineups[0][0], lineups[-1][0] if vs is not None else lineups[0][1])
     header = {"a": first, "b": second, "vs": opponents, "seed": seed, "rules": config.to_dict()}
     results = ResultsFile(save, header) if save is not None else None
-    rows = list(results.rows[:deal_sets]) if results is not None else []
+    rows = [(r["a"], r["b"]) for r in results.rows[:deal_sets]] if results is not None else []
     seats = None if vs is not None else config.num_players
     verdict: str | None = None
     llr, mu = 0.0, (0.0, 0.0)
@@ -327,7 +284,7 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
                     clocks[1] += _clock(played[-1], focal[1])
                     rows.append(row)
                     if results is not None:
-                        results.add(*row)
+                        results.add(a=row[0], b=row[1])
                     bar.update(1)
                     verdict = test(len(rows))
                     if sprt is not None:

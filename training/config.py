@@ -18,8 +18,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from cf_env import ChickenFootError, ConfigError, RulesConfig
 
-__all__ = ["DEFAULT_TEACHER", "DistillConfig", "ExpertConfig", "NetworkTrainerConfig", "PPOConfig", "RLlibConfig",
-           "RunConfig", "TeacherConfig", "TrainConfigError", "check_agent_specs", "check_teacher", "load_config"]
+__all__ = ["CONFIGS_DIR", "DEFAULT_TEACHER", "DistillConfig", "ExpertConfig", "NetworkTrainerConfig", "PPOConfig",
+           "RLlibConfig", "RunConfig", "TeacherConfig", "TrainConfigError", "check_agent_specs", "check_teacher",
+           "config_path", "load_config", "packaged_configs"]
+
+#: The packaged configs (package data of :mod:`training`, so a wheel has them; the repository's
+#: top-level ``configs/`` is a link to this folder). ``--config NAME`` reads ``NAME.yaml`` here.
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
 
 #: The distillation and expert-iteration teacher: racing PIMC, at most 256 worlds, no clock.
 DEFAULT_TEACHER = "search:ms=0:sims=256:race=2"
@@ -484,15 +489,36 @@ class RLlibConfig(RunConfig):
         return ["shared"] if self.policies == "shared" else [f"player_{i}" for i in range(n)]
 
 
+def packaged_configs() -> dict[str, Path]:
+    """The packaged configs by name (``smoke``, ``default``, ``distill``, ...): what ``--config
+    NAME`` and ``chickenfoot configs`` offer."""
+    return {p.stem: p for p in sorted(CONFIGS_DIR.glob("*.yaml"))}
+
+
+def config_path(name_or_path: str | Path) -> Path:
+    """The YAML file ``--config`` names: a file at that path, else the packaged config of that
+    name (``distill`` or ``distill.yaml``). Neither is a :class:`TrainConfigError` that lists the
+    packaged names."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    packaged = packaged_configs()
+    name = path.stem if path.suffix in (".yaml", ".yml") and path.parent == Path(".") else str(name_or_path)
+    if name in packaged:
+        return packaged[name]
+    raise TrainConfigError(f"no config file at {name_or_path}, and no packaged config of that name; the packaged "
+                           f"configs are {', '.join(packaged)} (`chickenfoot configs` lists them, `chickenfoot "
+                           f"configs show NAME > mine.yaml` starts a config of your own)")
+
+
 def load_config(path: str | Path, cls: type[RunConfig] = PPOConfig, **overrides: Any) -> Any:
-    """Read a YAML config into ``cls`` (default :class:`PPOConfig`); ``overrides`` replace keys
-    (e.g. from the command line; ``None`` values are ignored). An error an override causes names
-    the command line's flag, not the file."""
+    """Read a YAML config into ``cls`` (default :class:`PPOConfig`): ``path`` is a file, or the name
+    of a packaged config (:func:`config_path`); ``overrides`` replace keys (e.g. from the command
+    line; ``None`` values are ignored). An error an override causes names the command line's flag,
+    not the file."""
     import yaml
 
-    path = Path(path)
-    if not path.is_file():
-        raise TrainConfigError(f"no config file at {path}")
+    path = config_path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

@@ -550,12 +550,6 @@ class DistillRun(TrainingRun):
                 "collection": last.get("collection", {}), "imitation": self.warm, "fit": self.fit_stats,
                 "rounds": self.rounds, "eval": self.strengths}
 
-    def run(self) -> dict[str, Any]:
-        """:meth:`TrainingRun.run`, then ``summary.json`` in the run folder."""
-        summary = super().run()
-        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
-        return summary
-
 
 def distill_run(cfg: DistillConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict:
     """Run distillation with ``cfg`` (:class:`DistillRun`); returns the summary (also written to

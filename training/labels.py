@@ -427,7 +427,10 @@ def collect_shards(out: str | Path, settings: dict[str, Any], shards: int | None
             raise ConfigError(f"{folder} holds a collection with other settings ({', '.join(differ)}: "
                               f"{[kept.get(k) for k in differ]}); use another folder")
     else:
-        atomic_write(meta, lambda f: f.write(json.dumps(settings, indent=2).encode()))
+        from training.provenance import with_provenance
+
+        recorded = with_provenance(settings, [settings.get("teacher"), settings.get("student")])
+        atomic_write(meta, lambda f: f.write(json.dumps(recorded, indent=2).encode()))
     kept_shards = {int(p.stem.rpartition("_")[2]) for p in shard_paths(folder)}
     missing = None if shards is None else shards - sum(1 for i in kept_shards if i < shards)
     totals = {"labels": 0, "games": 0, "teacher_seconds": 0.0, "worker_seconds": 0.0}

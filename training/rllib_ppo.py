@@ -143,7 +143,9 @@ def train(cfg: RLlibConfig, address: str | None = None, resume: bool = False,
             "agent_episode_returns_mean": {k: round(float(v), 4) for k, v in returns.items()},
             "env_runner_nodes": sorted({n["NodeManagerAddress"] for n in ray.nodes() if n.get("Alive")}),
         }
-        (cfg.run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        from training.provenance import with_provenance
+
+        (cfg.run_dir / "summary.json").write_text(json.dumps(with_provenance(summary, exported), indent=2))
         return summary
     finally:
         algo.stop()

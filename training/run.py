@@ -332,9 +332,23 @@ class TrainingRun:
             stop_reason = f"interrupted ({stop.received})"
         final = None if stop.received else self.save_final()
         writer.close()
-        return {"checkpoint": str(checkpoint), "final": None if final is None else str(final),
-                "env_steps": self.env_steps, "train_seconds": self.train_seconds, "stop_reason": stop_reason,
-                "signal": stop.received, "eval": self.last_eval, **self.summary()}
+        summary = {"checkpoint": str(checkpoint), "final": None if final is None else str(final),
+                   "env_steps": self.env_steps, "train_seconds": self.train_seconds, "stop_reason": stop_reason,
+                   "signal": stop.received, "eval": self.last_eval, **self.summary()}
+        self.write_summary(summary)
+        return summary
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        """``summary.json`` in the run folder: the summary with its provenance (the files the run
+        started from, learned from and wrote, hashed)."""
+        import json
+
+        from training.provenance import with_provenance
+
+        specs = [getattr(self.cfg, "init_checkpoint", ""), getattr(self.cfg, "teacher", ""),
+                 summary["final"] or summary["checkpoint"]]
+        text = json.dumps(with_provenance(summary, [s for s in specs if s]), indent=2, default=str)
+        (self.run_dir / "summary.json").write_text(text, encoding="utf-8")
 
     def refuse_complete(self) -> None:
         """After a resume: a run that has already spent its budget has nothing left to do; say so,
