@@ -77,7 +77,11 @@ def _checkpoint_path(spec: str) -> Path:
         return path
     looks_like_path = "/" in spec or "\\" in spec or path.suffix in (".pt", ".pth", ".ckpt", ".zip")
     if not path.exists() and looks_like_path:
-        raise AgentSpecError(f"no such file: {spec} (a checkpoint spec must name an existing .pt file)")
+        hint = ""
+        if path.name == "final.pt":
+            hint = (f"; a training run writes final.pt when it ends (`make train` writes runs/distill/final.pt in "
+                    f"about 12 minutes), or play a shipped network: {', '.join(f'zoo:{n}' for n in zoo_names())}")
+        raise AgentSpecError(f"no such file: {spec} (a checkpoint spec must name an existing .pt file){hint}")
     if not path.is_file():
         raise AgentSpecError(
             f"unknown agent spec {spec!r}: use one of {sorted(BASELINES)}, search[:name=value...], a checkpoint path, "

@@ -168,6 +168,9 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
             if f.read(4) == b"PK\x03\x04":  # a zip archive's start without its end
                 raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): the archive "
                                       f"ends early")
+        if path.suffix == ".py":
+            raise CheckpointError(f"{path} is a Python file, not a checkpoint: to play an agent class of your own, "
+                                  f"name the class too, as {path}:ClassName")
         raise CheckpointError(f"{path} is not a checkpoint: not a PyTorch file (torch.save writes a zip archive); "
                               f"give a .pt file written by chickenfoot-rl")
     try:
@@ -180,8 +183,16 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise CheckpointError(f"{path} is not a readable checkpoint (corrupt or truncated?): {reason}") from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        if isinstance(data, dict) and "format" not in data:
+            keys = ", ".join(map(str, list(data)[:6])) + (", ..." if len(data) > 6 else "")
+            raise CheckpointError(
+                f"{path} is a PyTorch file of your own (a dict of {keys}), not a chickenfoot-rl checkpoint, which "
+                f"also records the network's shape, the rules and the observation version: write one with "
+                f"agents.checkpoint.save_checkpoint(path, agents.checkpoint.model_payload(model, rules, steps, {{}})), "
+                f"or play your network through an agent class of your own (FILE.py:ClassName)")
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise CheckpointError(f"{path} is not a chickenfoot-rl checkpoint (format {found!r})")
+        raise CheckpointError(f"{path} is not a chickenfoot-rl checkpoint (format {found!r}, expected "
+                              f"{CHECKPOINT_FORMAT!r})")
     missing = [k for k in ("model", "model_kwargs", "rules", "observation_version", "num_actions") if k not in data]
     if missing:
         raise CheckpointError(f"{path} lacks the fields {missing}")

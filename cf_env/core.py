@@ -19,6 +19,8 @@ Its status word packs what the env's step reads: ``(current_player + 1) | rounds
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -191,11 +193,31 @@ def _core_observe(ref: Any, seat: int) -> None:
     _observe_inner(ref.s, ref.c, ref.o, ref.obs, seat)
 
 
+_said: list[bool] = []
+
+
+def _cached(dispatcher: Any) -> bool:
+    """Whether numba's on-disk cache holds compiled code of ``dispatcher`` (its index file exists);
+    True when that cannot be told."""
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index is None or os.path.exists(index)
+
+
+def _say_compiling() -> None:
+    """Once a process: the first use on a machine compiles the kernels, which takes seconds."""
+    if not _said:
+        _said.append(True)
+        print("chickenfoot-rl: compiling the engine's kernels for this machine (about 15 s, once: numba caches "
+              "them); `chickenfoot precompile` compiles every kernel ahead of time", file=sys.stderr, flush=True)
+
+
 def _entry(dispatcher: Any, *arg_types: Any) -> Any:
     """``dispatcher``'s compiled function for ``arg_types``, to be called without numba's type
     dispatch (which costs about 0.45 µs a call for a structref argument, more than a step's own
     work): its entry point, compiled or loaded from the cache once per process."""
     sig = tuple(arg_types)
+    if not _cached(dispatcher):
+        _say_compiling()
     dispatcher.compile(sig)
     entry = getattr(dispatcher.overloads.get(sig), "entry_point", None)
     return entry if callable(entry) else dispatcher  # pragma: no cover - a numba without it: the plain call

@@ -44,10 +44,15 @@ def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: i
     given = {"num_players": players, "max_pip": max_pip, "rounds": rounds, "hand_size": hand_size}
     given = {k: v for k, v in given.items() if v is not None}
     base: dict = {}
+    from cf_env.packages import require_extra
+
     try:
         for spec in specs:
-            if agent_lib.parse_spec(spec).kind == "search":
+            kind = agent_lib.parse_spec(spec).kind
+            if kind == "search":
                 parse_search_spec(spec, player=True)
+            elif kind == "sb3":  # before any game starts (the entry point prints it as one line)
+                require_extra("sb3_contrib", "sb3", f"the agent {spec!r} (a Stable-Baselines3 model)")
         for spec in specs:
             trained = agent_lib.spec_rules(spec)
             if trained is not None:
@@ -58,6 +63,20 @@ def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: i
         return RulesConfig(**{**base, **given})
     except ChickenFootError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+def _refuse_other_players(spec: str, players: int | None, what: str) -> None:
+    """A usage error that names --players when ``spec`` is a network trained for another number of
+    players than the command's (``players``; ``None``: not given)."""
+    import agents as agent_lib
+
+    try:
+        trained = agent_lib.spec_rules(spec)
+    except ChickenFootError:
+        return  # the load that follows says what is wrong with the spec
+    if trained is not None and players is not None and trained.num_players != players:
+        raise click.UsageError(f"{what}, a network trained for {trained.num_players} players, and this game has "
+                               f"{players}: give --players {trained.num_players}")
 
 
 @contextlib.contextmanager
@@ -242,7 +261,8 @@ def _stopped(summary: dict, where: str, resume_command: str) -> None:
 @_rule_options
 @click.option("--deal-sets", type=click.IntRange(min=1), default=100, show_default=True,
               help="Duplicate deal sets; games = deal sets x players.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="The seed of the deal sets (the same seed deals the same games).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the report as JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the report as CSV.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a win-rate bar chart (PNG).")
@@ -329,7 +349,8 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
 @click.option("--deal-sets", type=click.IntRange(min=2), default=None,
               help="Duplicate deal sets each agent plays; with --until-verdict, the most it plays. "
                    "[default: 100; 2000 with --until-verdict]")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="The seed of the deal sets (the same seed deals the same games).")
 @click.option("--until-verdict", is_flag=True,
               help="Stop as soon as a sequential probability ratio test (SPRT) of elo <= ELO0 against elo >= ELO1 "
                    "reaches a verdict.")
@@ -346,7 +367,8 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
               help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU].")
 @click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the comparison as JSON.")
-@click.option("--no-progress", is_flag=True)
+@click.option("--no-progress", is_flag=True,
+              help="No progress bar.")
 def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, rounds: int | None,
             hand_size: int | None, deal_sets: int | None, seed: int, until_verdict: bool, elo0: float, elo1: float,
             alpha: float, beta: float, save_path: str | None, workers: int | None, address: str | None,
@@ -392,7 +414,8 @@ def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, r
               help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU].")
 @click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the result as JSON.")
-@click.option("--no-progress", is_flag=True)
+@click.option("--no-progress", is_flag=True,
+              help="No progress bar.")
 def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, workers: int | None,
            address: str | None, json_path: str | None, no_progress: bool) -> None:
     """Rate AGENT on a fixed scale: it plays 1 vs the rest against each rung of a fixed panel
@@ -416,6 +439,7 @@ def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, wor
         else:
             assert agent is not None
             _rules([agent], None, None, None, None)  # a spec that names nothing is a usage error
+            _refuse_other_players(agent, config.num_players, agent)
             result = run_ladder(agent, config, deal_sets, workers, not no_progress, address)
             click.echo(result.table())
             data = result.to_json()
@@ -439,7 +463,8 @@ def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, wor
 @_rule_options
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True,
               help="Your seat (0 moves after the dealer's left...).")
-@click.option("--seed", type=click.IntRange(min=0), default=None)
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Deal the game from this seed [default: a fresh one each game].")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
               help="Write the game's record (JSON, for chickenfoot replay) here when it ends or you quit.")
 @click.option("--web", is_flag=True, help="Play in the browser instead: serve the game on 127.0.0.1.")
@@ -460,6 +485,7 @@ def play(opponents: str | None, level: int | None, players: int | None, max_pip:
         if opponents is not None:
             raise click.UsageError("give --opponents or --level, not both")
         opponents = level_spec(level, 2 if players == 2 else 4)
+        _refuse_other_players(opponents, players, f"--level {level} is {opponents}")
     specs = split_specs(opponents or "heuristic", "--opponents", "heuristic,greedy")
     config = _rules(specs, players, max_pip, rounds, hand_size)
     if not 0 <= seat < config.num_players:
@@ -538,8 +564,10 @@ def labels() -> None:
 @labels.command()
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="The collection folder (its shards are kept; the same command resumes it).")
-@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True)
-@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True)
+@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True,
+              help="Players at the table.")
+@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True,
+              help="Double-N set: the highest pip.")
 @click.option("--rounds", type=click.IntRange(min=1), default=None, help="Rounds per game [default: the full game].")
 @click.option("--shards", type=click.IntRange(min=1), default=None,
               help="Shards the folder should hold when the command ends [default: no limit; stop with --minutes "
@@ -556,7 +584,8 @@ def labels() -> None:
 @click.option("--address", default=None, help="Label on the Ray cluster whose head is at HOST:PORT.")
 @click.option("--minutes", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="Start no shard after this long (0: no limit).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="The seed of the labelling games (each shard's from it and its index).")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: int | None, shard_games: int,
             slots: int, student: str | None, teacher: str | None, opponents: str, self_play_prob: float,
@@ -592,9 +621,12 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
               help="Each label's weight: 'stakes' weighs it by the teacher's value a random legal choice loses there.")
 @click.option("--init", default=None, help="Start from this checkpoint (zoo:NAME or a path) [default: scratch].")
 @click.option("--imitate", default=None, help="First fit the network to this agent's own play (e.g. heuristic).")
-@click.option("--imitation-games", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--imitation-epochs", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--epochs", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--imitation-games", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Games of the --imitate agent to fit first.")
+@click.option("--imitation-epochs", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Passes over those games' decisions.")
+@click.option("--epochs", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Passes over the labels.")
 @click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=3e-4, show_default=True,
               help="Adam's, annealed linearly to 0.")
 @click.option("--hidden", default="256,256", show_default=True, help="The network's layer widths, comma-separated.")
@@ -602,13 +634,15 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
               help="Width of an action-scoring head beside the linear one (0: none).")
 @click.option("--trunk", type=click.Choice(["tanh", "layernorm"]), default="tanh", show_default=True,
               help="The hidden layers' kind: tanh, or layernorm (linear, layer norm, ReLU).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seeds the fit (shuffling, the network's initial weights) and the measuring deal sets.")
 @click.option("--deal-sets", type=click.IntRange(min=0), default=100, show_default=True,
               help="Then measure it: deal sets of 1 vs the rest --opponent (0: not measured).")
 @click.option("--opponent", default="heuristic", show_default=True, help="The agent spec in the other seats.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes that play the measuring deal sets.")
-@click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Threads torch may use for the fit.")
 @_precision_option(" The strength is measured on the stored weights.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: float, heldout: str | None,
@@ -691,9 +725,12 @@ def ensemble(checkpoints: tuple[str, ...], out: str, precision: str) -> None:
 
 
 @main.command()
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True)
-@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="The seed of the game's deals.")
+@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True,
+              help="Players at the table.")
+@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True,
+              help="Double-N set: the highest pip.")
 @click.option("--rounds", type=click.IntRange(min=1), default=None, help="Rounds per game [default: the full game].")
 def demo(seed: int, players: int, max_pip: int, rounds: int | None) -> None:
     """Print one seeded game between random players, move by move."""

@@ -30,13 +30,16 @@ def option_group(*options: Callable) -> Callable:
 def _game_options(out_default: str) -> Callable:
     """The flags every framework command takes: the rules, the output folder, the seed, progress, threads."""
     return option_group(
-        click.option("--players", type=click.IntRange(min=2), default=4, show_default=True),
-        click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True),
+        click.option("--players", type=click.IntRange(min=2), default=4, show_default=True,
+                     help="Players at the table."),
+        click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True,
+                     help="Double-N set: the highest pip."),
         click.option("--rounds", type=click.IntRange(min=1), default=None,
                      help="Rounds per game [default: the full game]."),
         click.option("--out", type=click.Path(file_okay=False), default=out_default, show_default=True,
                      help="Folder for the model and summary.json."),
-        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True),
+        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Seeds the framework, the network and the env's games."),
         click.option("--torch-threads", type=click.IntRange(min=1), default=1, show_default=True,
                      help="torch intra-op threads (1 is fastest for these small batches)."),
         click.option("--no-progress", is_flag=True, help="No progress bar."),
@@ -121,7 +124,8 @@ def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, tor
 @click.command()
 @_game_options("runs/tianshou")
 @_learner_options(steps=50_000, opponents="greedy")
-@click.option("--num-envs", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--num-envs", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Envs Tianshou's collector steps side by side.")
 def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int,
              no_progress: bool, steps: int, opponents: str, num_envs: int) -> None:
     """Tianshou's masked DQN for one seat against OPPONENTS; writes OUT/model.pt, a checkpoint
@@ -139,7 +143,8 @@ def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int
 @_game_options("runs/torchrl")
 @click.option("--frames", type=click.IntRange(min=1), default=100_000, show_default=True,
               help="Env steps (decisions of all seats).")
-@click.option("--frames-per-batch", type=click.IntRange(min=2), default=1024, show_default=True)
+@click.option("--frames-per-batch", type=click.IntRange(min=2), default=1024, show_default=True,
+              help="Env steps collected for each PPO update.")
 def torchrl(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int,
             no_progress: bool, frames: int, frames_per_batch: int) -> None:
     """Self-play PPO through TorchRL's own PettingZooWrapper; writes OUT/model.pt, a checkpoint

@@ -31,3 +31,17 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 # a page links the repository's own files (lab/, configs/): they are not pages of this site
 suppress_warnings = ["myst.xref_missing"]
+# no "smart" typography: it turns the CLI reference's --option into an en dash, which a copied
+# command then fails on
+smartquotes = False
+
+
+def _no_namedtuple_aliases(app, what, name, obj, options, lines):
+    """A NamedTuple field's docstring is "Alias for field number N": say nothing rather than that
+    (a field with a ``#:`` comment keeps its comment)."""
+    if lines and lines[0].startswith("Alias for field number"):
+        lines.clear()
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _no_namedtuple_aliases)

@@ -78,6 +78,7 @@ class Comparison:
     elo: float = 0.0  #: A - B, from the win rates (:func:`training.stats.elo_of_win_rates`)
     elo_ci95: tuple[float, float] = (0.0, 0.0)
     ms_per_choice: tuple[float, float] | None = None  #: a's, b's time in ``act`` at a decision with a choice
+    players: int = 2  #: seats at the table (with no ``vs``, one agent in one seat against copies of the other)
     sprt: dict[str, Any] | None = None
     fixed_deal_sets: dict[str, int] | None = None  #: ``paired`` and ``independent``
     per_deal_set: dict[str, list[list[float]]] = field(default_factory=dict, repr=False)  #: a, b: [win rate, points]
@@ -88,7 +89,12 @@ class Comparison:
         return self.sprt["verdict"] if self.sprt else None
 
     def table(self) -> str:
-        against = f"each as 1 vs {', '.join(self.vs)}" if self.vs else "head to head"
+        if self.vs:
+            against = f"each as 1 vs {', '.join(self.vs)}"
+        elif self.players == 2:
+            against = "head to head"
+        else:  # the lineup [A, B] filled to the table: A in one seat, B in the others
+            against = f"each in one seat against {self.players - 1} copies of the other"
         lines = [f"{self.a} against {self.b}, {against}: {self.deal_sets} deal sets, {self.games} games each, "
                  f"seed {self.seed}"]
         head = f"{'':<12} {'A':>8} {'B':>8} {'A - B':>8} {'95% CI':>18} {'corr':>6} {'se paired/unpaired':>20}"
@@ -306,7 +312,7 @@ def _summarize(rows: list[tuple[list[float], list[float]]], first: str, second: 
                players: int, seats: int | None, sprt: Sprt | None, llr: float, mu: tuple[float, float],
                verdict: str | None) -> Comparison:
     ours, theirs = np.array([r[0] for r in rows], float), np.array([r[1] for r in rows], float)
-    out = Comparison(a=first, b=second, vs=vs, deal_sets=len(rows), games=len(rows) * players, seed=seed,
+    out = Comparison(a=first, b=second, vs=vs, deal_sets=len(rows), games=len(rows) * players, seed=seed, players=players,
                      per_deal_set={"a": ours.tolist(), "b": theirs.tolist()})
     for k, name in ((0, "win_rate"), (1, "mean_points")):
         x, y = ours[:, k], theirs[:, k]

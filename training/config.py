@@ -48,6 +48,12 @@ NonNegativeFloat = Annotated[float, _Number, Field(ge=0)]
 Probability = Annotated[float, _Number, Field(ge=0, le=1)]
 
 
+def _shown(value: Any, limit: int = 160) -> str:
+    """``repr(value)``, shortened past ``limit`` characters with a visible ``...`` (never cut silently)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]} ..."
+
+
 def _describe(exc: ValidationError, known: list[str]) -> str:
     """One clause per problem: ``field = value: what is allowed``."""
     lines = []
@@ -63,7 +69,7 @@ def _describe(exc: ValidationError, known: list[str]) -> str:
         elif err["type"] == "missing":
             lines.append(f"{where}: {message}")
         else:
-            lines.append(f"{where} = {err['input']!r:.80}: {message}")
+            lines.append(f"{where} = {_shown(err['input'])}: {message}")
     return "; ".join(lines)
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from agents import Agent, load
 from agents.base import needs_history
-from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, raw_env
+from cf_env import ConfigError, Game, IllegalActionError, ObservationEncoder, RulesConfig, raw_env
 from cf_env.engine import action_table, validate_deals
 from cf_env.engine.scoring import win_share
 from training.results import ResultsFile
@@ -96,7 +96,18 @@ def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None,
 
 
 def _play_out(env: raw_env, seats: Sequence[Agent], rng: np.random.Generator, clock: np.ndarray | None) -> None:
-    """The game in ``env`` played to its end by ``seats`` (see :func:`play`)."""
+    """The game in ``env`` played to its end by ``seats`` (see :func:`play`). An illegal action is an
+    :class:`IllegalActionError` that names the agent that chose it, not only its seat."""
+    try:
+        _play_turns(env, seats, rng, clock)
+    except IllegalActionError as exc:  # the raw env changed nothing: agent_selection is the one that chose
+        seat = env.agent_name_mapping[env.agent_selection]
+        who = getattr(seats[seat], "name", type(seats[seat]).__name__)
+        raise IllegalActionError(f"agent {who!r} (seat {seat}, {env.agent_selection}) chose an illegal action: "
+                                 f"{exc}") from None
+
+
+def _play_turns(env: raw_env, seats: Sequence[Agent], rng: np.random.Generator, clock: np.ndarray | None) -> None:
     seat_of = env.agent_name_mapping
     while not env.game_over:
         agent = env.agent_selection
@@ -171,13 +182,13 @@ class EvalReport:
     stopped_of: int | None = None
 
     def table(self) -> str:
-        head = (f"{'agent':<40} {'seat-games':>10} {'win rate':>9} {'95% CI':>17} {'mean pts':>9} {'rating':>7} "
+        head = (f"{'agent':<40} {'seat-games':>10} {'win rate':>9} {'95% CI':>17} {'mean pts':>9} {'OpenSkill':>9} "
                 f"{'ms/dec':>7} {'ms/choice':>9}")
         lines = [head, "-" * len(head)]
         for r in self.results:
             lo, hi = r.win_rate_ci95
             lines.append(f"{r.spec[-40:]:<40} {r.seat_games:>10} {r.win_rate:>9.3f} "
-                         f"{f'[{lo:.3f}, {hi:.3f}]':>17} {r.mean_points:>9.1f} {r.rating:>7.2f} "
+                         f"{f'[{lo:.3f}, {hi:.3f}]':>17} {r.mean_points:>9.1f} {r.rating:>9.2f} "
                          f"{r.ms_per_decision:>7.2f} {r.ms_per_choice:>9.2f}")
         sets = f"{self.deal_sets} deal set{'s' if self.deal_sets != 1 else ''}"
         if self.stopped_of is not None:
@@ -185,7 +196,12 @@ class EvalReport:
         lines.append(f"{self.games} games = {sets} x {len(self.lineup)} seat rotations; "
                      f"{self.config['num_players']} players, double-{self.config['max_pip']}, "
                      f"{self.config['rounds']} rounds; parity win rate {1 / len(self.lineup):.3f}; "
-                     f"intervals: t over deal sets")
+                     f"intervals: t over deal sets" + ("" if self.deal_sets > 1 else " (one deal set: Wilson over its "
+                                                       "games instead)"))
+        lines.append("OpenSkill: the ordinal (mu - 3 sigma) of a Plackett-Luce rating fitted to the finishing order "
+                     "(winners, then by points) of these games only; it ranks this table's agents by place, not by "
+                     "wins, so it can order two agents otherwise than their win rates. For a rating that compares "
+                     "across runs, use chickenfoot ladder (Elo).")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
@@ -200,7 +216,7 @@ class EvalReport:
         if path.suffix == ".csv":
             with path.open("w", newline="") as f:
                 writer = csv.writer(f)
-                writer.writerow(["agent", "seat_games", "win_rate", "ci_low", "ci_high", "mean_points", "rating",
+                writer.writerow(["agent", "seat_games", "win_rate", "ci_low", "ci_high", "mean_points", "openskill_ordinal",
                                  "ms_per_decision", "ms_per_choice"])
                 for r in self.results:
                     writer.writerow([r.spec, r.seat_games, r.win_rate, *r.win_rate_ci95, r.mean_points, r.rating,

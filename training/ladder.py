@@ -115,11 +115,24 @@ class LadderResult:
             lines.append(f"{rung['spec']:<28} {rung['rating']:>7.0f} {rung['win_rate']:>9.3f} "
                          f"{f'[{lo:.3f}, {hi:.3f}]':>16} {rung['games']:>6}")
         lo, hi = self.rating_ci95
-        above = [r["spec"] for r in self.rungs if r["rating"] < self.rating]
-        where = f"above {above[-1]}" if above else "below every rung"
-        lines.append(f"rating {self.rating:.0f} [{lo:.0f}, {hi:.0f}] (Elo, random = 0; parity win rate "
-                     f"{1 / self.players:.3f}): {where}")
+        interval = (f"[{lo:.0f}, {hi:.0f}]" if hi > lo else
+                    f"(no interval: {self.deal_sets} deal sets per rung are too few to bootstrap one; give "
+                    f"--deal-sets 10 or more)")
+        lines.append(f"rating {self.rating:.0f} {interval} (Elo, random = 0; parity win rate "
+                     f"{1 / self.players:.3f}): {self.where()}")
         return "\n".join(lines)
+
+    def where(self) -> str:
+        """Where the rating falls among the rungs' ratings, in words."""
+        ordered = sorted(self.rungs, key=lambda r: r["rating"])
+        below = [r for r in ordered if r["rating"] <= self.rating]
+        above = [r for r in ordered if r["rating"] > self.rating]
+        if not below:
+            return f"below every rung (lowest: {ordered[0]['spec']}, {ordered[0]['rating']:.0f})"
+        if not above:
+            return f"above every rung (highest: {ordered[-1]['spec']}, {ordered[-1]['rating']:.0f})"
+        return (f"between {below[-1]['spec']} ({below[-1]['rating']:.0f}) and {above[0]['spec']} "
+                f"({above[0]['rating']:.0f})")
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # zoo:strong-2p, one 2-player network distilled from an ensemble of six, in one command
-# (agents/zoo/README.md has its model card, lab/results/distill-2p.md the study):
+# (agents/zoo/README.md has its model card, lab/results/zoo-history.md its full record,
+# lab/results/distill-2p.md the study):
 #
 #   bash lab/recipes/strong-2p.sh [RUNS]          (default RUNS=runs; DRY_RUN=1 prints the commands)
 #

@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -124,3 +125,140 @@ def test_a_users_mypy_checks_calls_against_the_public_api(tmp_path):
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert [int(line.split(":")[1]) for line in errors] == [13, 14, 15, 16], done.stdout
     assert "py.typed" not in done.stdout
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    import click
+
+    missing = []
+
+    def walk(command: click.Command, path: str) -> None:
+        missing.extend(f"{path} {p.opts[0]}" for p in command.params if isinstance(p, click.Option) and not p.help)
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, f"{path} {name}")
+
+    walk(main, "chickenfoot")
+    assert missing == []
+
+
+def test_the_docs_keep_double_dashes():
+    import runpy
+
+    conf = runpy.run_path(str(ROOT / "docs" / "conf.py"))
+    assert conf["smartquotes"] is False  # Sphinx's smart quotes turn --option into an en dash
+
+
+def test_messages_point_at_the_fix(tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text("class Mine:\n    pass\n")
+    result = CliRunner().invoke(main, ["eval", "mine.py", "heuristic", "--deal-sets", "1"])
+    assert result.exit_code != 0 and "mine.py:ClassName" in result.output
+    torch.save({"weight": torch.zeros(2)}, tmp_path / "plain.pt")
+    result = CliRunner().invoke(main, ["eval", "plain.pt", "heuristic", "--deal-sets", "1"])
+    assert "PyTorch file of your own" in result.output and "save_checkpoint" in result.output
+    result = CliRunner().invoke(main, ["eval", "runs/distill/final.pt", "heuristic", "--deal-sets", "1"])
+    assert "make train" in result.output and "zoo:strong-4p" in result.output
+    result = CliRunner().invoke(main, ["ladder", "zoo:strong-2p", "--deal-sets", "2"])
+    assert result.exit_code == 2 and "--players 2" in result.output
+    result = CliRunner().invoke(main, ["play", "--level", "5", "--players", "3"], input="q\n")
+    assert result.exit_code == 2 and "--players 4" in result.output
+    long_rules = {"max_pip": 4, "num_players": 9, "hand_size": 4, "center_arms": 3, "draw_rule": "until_playable",
+                  "double_blank_points": 25, "rounds": 2}
+    (tmp_path / "bad.yaml").write_text(f"rules: {long_rules}\n")
+    result = CliRunner().invoke(main, ["train", "--config", "bad.yaml"])
+    assert result.exit_code == 1 and "'rounds': 2}" in result.output and "R2" in result.output
+
+
+def test_an_illegal_action_names_the_agent_that_chose_it(tmp_path):
+    from cf_env import IllegalActionError, RulesConfig
+    from training.evaluate import evaluate
+
+    class Stubborn:
+        name = "stubborn"
+
+        def act(self, observation, rng):
+            return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+    with pytest.raises(IllegalActionError, match=r"agent 'stubborn' \(seat \d, player_\d\) chose an illegal action"):
+        evaluate([Stubborn(), "greedy"], RulesConfig(num_players=2), deal_sets=1, progress=False)
+
+
+def test_every_trainer_writes_its_summary_with_provenance(tmp_path):
+    import json
+
+    result = CliRunner().invoke(main, ["train", "--config", "smoke", "--runs-dir", str(tmp_path), "--run-name", "s",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert summary["final"] and set(summary["provenance"]["checkpoints"]) == {summary["final"]}
+
+
+@pytest.mark.slow
+def test_the_first_compile_says_what_it_is_doing(tmp_path):
+    code = "import cf_env; e = cf_env.raw_env(num_players=2, max_pip=4, hand_size=3, rounds=1); e.reset(seed=0)"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert first.returncode == again.returncode == 0, first.stderr
+    assert "compiling the engine's kernels" in first.stderr and "chickenfoot precompile" in first.stderr
+    assert "compiling" not in again.stderr  # cached: nothing to say
+
+
+def test_one_version_everywhere_and_a_release_in_the_changelog():
+    import re
+
+    import cf_env
+
+    version = cf_env.__version__
+    assert f'version = "{version}"' in (ROOT / "pyproject.toml").read_text()
+    assert f"version: {version}" in (ROOT / "CITATION.cff").read_text()
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    releases = re.findall(r"^## (\d+\.\d+\.\d+)", changelog, re.M)
+    assert releases[0] == version  # the newest release heading is this version
+    unreleased = changelog.split("## Unreleased", 1)[1].split(f"## {version}", 1)[0]
+    assert len(unreleased.strip().splitlines()) <= 40  # changes wait in Unreleased for a release, not for ever
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'license = "MIT"' in text  # an SPDX expression, not the deprecated table
+
+
+def test_every_readme_command_that_takes_time_says_how_long():
+    import re
+
+    from conftest import commands
+
+    readme = (ROOT / "README.md").read_text()
+    long_running = re.compile(r"(^|/)chickenfoot (train|distill|expert|eval|compare|ladder|sb3|rllib|tianshou|torchrl)"
+                              r"\b|^make train")
+    says = re.compile(r"#.*(\d+ ?(s|min)\b|seconds|minutes|~\d)")
+    silent = []
+    for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
+        for line in block.splitlines():
+            command = commands(line)
+            if command and long_running.search(command[0]) and not says.search(line):
+                silent.append(line)
+    assert silent == []
+
+
+def test_docs_links_stay_inside_the_site_and_the_cards_are_cards():
+    import re
+
+    docs = ROOT / "docs"
+    pages = {p.name for p in docs.glob("*.md")}
+    for page in docs.glob("*.md"):
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if target.startswith(("http://", "https://", "#", "_static/")):
+                continue
+            assert target.split("#")[0] in pages, (page.name, target)  # a page of the site, not a repo file
+    assert "../agents/zoo/README.md" in (docs / "zoo.md").read_text()
+    cards = (ROOT / "agents" / "zoo" / "README.md").read_text()
+    names = re.findall(r"^## `zoo:([\w-]+)`", cards, re.M)
+    import agents
+
+    assert sorted(names) == sorted([*agents.zoo_names(), *agents.named_specs()])
+    for section in cards.split("\n## `zoo:")[1:]:
+        for heading in ("**What it is:**", "**How it was", "**Strength:**", "**Limits:**"):
+            assert heading in section, (section[:30], heading)
+        assert re.search(r"\[\d+\.\d, \d+\.\d\]", section), section[:30]  # figures come with intervals
+    assert len(cards.split()) < 1500  # a card, not the lab notebook (lab/results/zoo-history.md)
