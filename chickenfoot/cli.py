@@ -691,10 +691,12 @@ def fit_command(folders: tuple[str, ...], out: str, limit: int | None, holdout: 
             stats[f"vs_{opponent}"] = strength(model, config, opponent, deal_sets, seed, workers)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
+    from training.provenance import with_provenance
+
     shown = {k: v for k, v in stats.items() if k != "history"}
     if stats.get("history"):  # the last epoch's figures (held-out agreement and regret among them)
         shown["end"] = stats["history"][-1]
-    click.echo(json.dumps(shown, indent=2, default=str))
+    click.echo(json.dumps(with_provenance(shown, [out, init] if init else [out]), indent=2, default=str))
     click.echo(f"checkpoint written to {out} (chickenfoot eval {out} {opponent})")
 
 

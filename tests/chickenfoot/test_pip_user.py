@@ -262,3 +262,46 @@ def test_docs_links_stay_inside_the_site_and_the_cards_are_cards():
             assert heading in section, (section[:30], heading)
         assert re.search(r"\[\d+\.\d, \d+\.\d\]", section), section[:30]  # figures come with intervals
     assert len(cards.split()) < 1500  # a card, not the lab notebook (lab/results/zoo-history.md)
+
+
+def test_statistics_are_labelled_for_what_they_are():
+    from cf_env import RulesConfig
+    from training.compare import Comparison
+    from training.evaluate import evaluate
+    from training.ladder import LadderResult
+
+    report = evaluate(["heuristic", "greedy"], RulesConfig(num_players=2, max_pip=4, hand_size=4, rounds=1),
+                      deal_sets=2, progress=False)
+    table = report.table()
+    assert "OpenSkill" in table.splitlines()[0] and " rating " not in table.splitlines()[0]
+    assert "Plackett-Luce" in table and "chickenfoot ladder" in table
+    four = Comparison(a="A", b="B", vs=[], deal_sets=2, games=8, seed=0, players=4).table()
+    assert "each in one seat against 3 copies of the other" in four and "head to head" not in four
+    assert "head to head" in Comparison(a="A", b="B", vs=[], deal_sets=2, games=4, seed=0, players=2).table()
+    rungs = [{"spec": s, "rating": r, "win_rate": 0.5, "win_rate_ci95": (0.4, 0.6), "games": 8}
+             for s, r in (("random", 0.0), ("greedy", 200.0), ("heuristic", 400.0))]
+    between = LadderResult(agent="x", rating=300.0, rating_ci95=(-60.0, -60.0), players=4, deal_sets=2, seed=0,
+                           rungs=rungs).table()
+    assert "between greedy (200) and heuristic (400)" in between
+    assert "no interval: 2 deal sets per rung are too few" in between and "[-60, -60]" not in between
+    top = LadderResult(agent="x", rating=500.0, rating_ci95=(450.0, 560.0), players=4, deal_sets=50, seed=0,
+                       rungs=rungs).table()
+    assert "above every rung" in top and "[450, 560]" in top
+    low = LadderResult(agent="x", rating=-10.0, rating_ci95=(-50.0, 20.0), players=4, deal_sets=50, seed=0,
+                       rungs=rungs).table()
+    assert "below every rung" in low
+
+
+def test_the_api_reference_has_a_page_per_package_and_the_integrations():
+    docs = ROOT / "docs"
+    index = (docs / "api.md").read_text()
+    for page, module in (("api-engine", "cf_env.engine"), ("api-env", "cf_env.chicken_foot"),
+                         ("api-integrations", "cf_env.integrations.rllib"), ("api-agents", "agents.search.agent"),
+                         ("api-training", "training.evaluate")):
+        assert page in index and module in (docs / f"{page}.md").read_text()
+    import runpy
+
+    conf = runpy.run_path(str(docs / "conf.py"))
+    lines = ["Alias for field number 0"]
+    conf["_no_namedtuple_aliases"](None, "attribute", "x", None, {}, lines)
+    assert lines == []
