@@ -165,3 +165,23 @@ def test_joining_a_missing_cluster_is_a_clear_error(tmp_path):
            "--runs-dir", str(tmp_path), "--address", f"127.0.0.1:{free_port()}"]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=180)
     assert out.returncode == 1 and "could not join the Ray cluster" in out.stderr, out.stderr[-2000:]
+
+
+def test_the_adapter_continues_the_seeded_generator():
+    def three_games() -> list[list[int]]:
+        ma = ChickenFootMultiAgentEnv(RULES)
+        games = []
+        for seed in (7, None, None):
+            obs, _ = ma.reset(seed=seed)
+            actions, done = [], False
+            while not done:
+                ((agent, o),) = obs.items()
+                action = int(np.flatnonzero(o["action_mask"])[-1])
+                actions.append(action)
+                obs, _, terminated, _, _ = ma.step({agent: action})
+                done = terminated["__all__"]
+            games.append(actions)
+        return games
+
+    first, second = three_games(), three_games()
+    assert first == second and first[0] != first[1] != first[2]
