@@ -61,7 +61,7 @@ def test_wrapper_matches_the_aec_env_and_rewards_every_agent(history):
             break
         assert not trunc["__all__"]
     assert set(obs) == set(ma.possible_agents)  # a last observation for everyone
-    assert infos["player_0"]["totals"] == aec.game.totals
+    assert infos["player_0"]["totals"].tolist() == aec.game.totals == aec.totals
     pts = aec.game.totals
     for p, a in enumerate(ma.possible_agents):
         expected = sum((sum(pts) - pts[p]) / 2 - pts[p] for _ in [0]) / 100
