@@ -11,6 +11,7 @@ product of the network's probabilities for where that candidate puts each hidden
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -93,7 +94,17 @@ def load_belief(path: str | Path, config: RulesConfig) -> BeliefNet:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"no belief network at {path} (train one with python -m lab.belief fit)")
-    payload = torch.load(path, map_location="cpu", weights_only=False)
+    try:  # weights only: a file named in a spec never runs code from its pickle
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise ConfigError(f"{path} is not a belief network: it holds Python objects other than tensors and plain "
+                          f"values, and a belief network is only ever loaded without running code from the "
+                          f"file") from None
+    except Exception as exc:  # torch raises several types for truncated or foreign files
+        raise ConfigError(f"{path} is not a readable belief network: {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0][:200] if str(exc) else ''}") from None
+    if not isinstance(payload, dict) or not {"rules", "hidden", "state_dict"} <= set(payload):
+        raise ConfigError(f"{path} is not a belief network (made by python -m lab.belief fit)")
     saved = RulesConfig(**payload["rules"])
     if saved != config:
         raise ConfigError(f"the belief network {path} was trained for {saved}, not {config}")

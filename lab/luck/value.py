@@ -614,7 +614,7 @@ class LuckValue:
     def load(cls, path: str | Path, config: RulesConfig | None = None) -> LuckValue:
         torch = _torch()
         try:
-            data = torch.load(path, map_location="cpu", weights_only=False)
+            data = torch.load(path, map_location="cpu", weights_only=True)  # never runs code from the file
         except Exception as exc:  # torch raises pickle's, zipfile's or its own errors for a file not its own
             raise ConfigError(f"{path} is not a luck value function (made by lab.luck.fit_luck_value): "
                               f"{type(exc).__name__}: {exc}") from None

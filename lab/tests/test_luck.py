@@ -334,3 +334,19 @@ def test_evaluate_values_draws_by_rollouts_on_request(tmp_path) -> None:
     for bad in (-1, 1.5, True):
         with pytest.raises(ConfigError, match="rollouts"):
             luck_evaluate(["heuristic", "greedy"], SMALL, deal_sets=1, progress=False, value=value, rollouts=bad)
+
+
+def test_a_luck_value_file_runs_no_code(tmp_path):
+    import torch
+
+    from lab.luck.value import LuckValue
+
+    class Touch:
+        def __reduce__(self):
+            return (open, (str(tmp_path / "ran"), "w"))
+
+    path = tmp_path / "crafted.pt"
+    torch.save({"format": "chickenfoot-luck-value", "trap": Touch()}, path)
+    with pytest.raises(ConfigError, match="not a luck value function"):
+        LuckValue.load(path)
+    assert not (tmp_path / "ran").exists()
