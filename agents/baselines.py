@@ -29,7 +29,7 @@ class RandomAgent:
 
     def action_probabilities(self, observation: dict) -> np.ndarray:
         """The policy: uniform over the legal actions (a luck-corrected evaluation corrects this
-        agent's decisions with it, :mod:`training.luck`)."""
+        agent's decisions with it, such as the lab's ``lab.luck``)."""
         mask = np.asarray(observation["action_mask"], np.float64)
         return mask / mask.sum()
 

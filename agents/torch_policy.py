@@ -463,7 +463,7 @@ class TorchAgent:
     def action_probabilities(self, observation: dict) -> np.ndarray:
         """The policy :meth:`act` follows: the network's probabilities when it samples, all on the
         most likely legal action when ``deterministic`` (what a luck-corrected evaluation reads,
-        :mod:`training.luck`)."""
+        such as the lab's ``lab.luck``)."""
         probs = self.probabilities(observation).astype(np.float64)
         if self.deterministic:
             legal = legal_actions(observation)

@@ -645,7 +645,7 @@ class Game(GameRecords, GameLayout):
         """A new game of the same rules at its start, with this game's deals (every round dealt so
         far) scripted: applying :meth:`actions` to it plays this game again. The same as
         ``Game.from_record`` of :meth:`to_record` without the actions, but with no JSON to parse
-        (for code that follows finished games with every hand in view, :mod:`training.luck`)."""
+        (for code that follows finished games with every hand in view, such as the lab's ``lab.luck``)."""
         return Game(self.config, deals=Dealt((self.deal_tiles(r) for r in range(len(self._deals))), self.config))
 
     def apply_all(self, actions: Iterable[int]) -> None:

@@ -224,7 +224,7 @@ class GameViews(GameState):
     def event_codes(self, start: int = 0) -> np.ndarray:
         """The whole game's events from entry ``start`` on as packed int32 codes (the format of
         :meth:`round_event_codes`; :func:`unpack_event` reads one), unfiltered: for callers that follow a game as it goes with
-        every hand in view (the luck-corrected evaluation, :mod:`training.luck`)."""
+        every hand in view (the lab's luck-corrected evaluation, ``lab.luck``)."""
         return np.frombuffer(self._events, dtype=np.int32)[start:].copy()
 
     def round_events(self, observer: int | None = None) -> list[Event]:
