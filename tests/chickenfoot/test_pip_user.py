@@ -305,3 +305,11 @@ def test_the_api_reference_has_a_page_per_package_and_the_integrations():
     lines = ["Alias for field number 0"]
     conf["_no_namedtuple_aliases"](None, "attribute", "x", None, {}, lines)
     assert lines == []
+
+
+def test_the_cpu_path_is_stated_with_what_each_path_weighs():
+    command = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    for page in (ROOT / "README.md", ROOT / "docs" / "getting-started.md"):
+        text = page.read_text()
+        assert command in text and "1,373 MB" in text and "5.7 GB" in text, page.name
+    assert "344 MB" in (ROOT / "docs" / "getting-started.md").read_text()

@@ -164,7 +164,8 @@ def test_shards_resume_refuse_other_settings_and_distil(tmp_path):
     assert {p.name: p.stat().st_mtime_ns for p in labels.shard_paths(folder)[:2]} == stamps
     with pytest.raises(ConfigError, match="teacher"):
         labels.collect_shards(folder, {**settings, "teacher": "search:ms=0:sims=8"}, 3, progress=False)
-    assert json.loads((folder / "collection.json").read_text())["teacher"] == TEACHER
+    kept = json.loads((folder / "collection.json").read_text())
+    assert kept["teacher"] == TEACHER and kept["provenance"]["version"]  # where the labels came from
     # distillation: the held-out shard is never trained on; the fitted network plays
     train, test = distill.split_labels(folder, holdout=0.34)
     with np.load(labels.shard_paths(folder)[-1]) as last:

@@ -62,6 +62,7 @@ def test_the_command_rates_your_own_class(tmp_path):
     data = json.loads(out.read_text())
     assert [r["spec"] for r in data["rungs"]] == [spec for spec, _ in PANELS[2]]
     assert np.isfinite(data["rating"]) and "on the 2-player ladder" in result.output
+    assert "zoo:strong-2p-545k" in data["provenance"]["checkpoints"]  # the rungs' files are hashed too
     assert CliRunner().invoke(main, ["ladder"]).exit_code == 2
 
 
