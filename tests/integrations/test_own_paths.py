@@ -160,6 +160,9 @@ def test_sb3_contribs_maskable_ppo_example_on_the_box_view(tmp_path):
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from sb3_contrib.common.maskable.utils import get_action_masks
 
+    from stable_baselines3.common.env_checker import check_env
+
+    check_env(gymnasium.make("ChickenFoot-v1", obs_type="box", **small(2)).unwrapped)  # SB3's own checker
     # sb3-contrib's documented example, the env line changed (and its sizes made small)
     env = gymnasium.make("ChickenFoot-v1", obs_type="box", **small(2))
     model = MaskablePPO("MlpPolicy", env, gamma=0.4, seed=32, verbose=0, n_steps=128, batch_size=64)
