@@ -159,7 +159,6 @@ def test_sb3_contribs_maskable_ppo_example_on_the_box_view(tmp_path):
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from sb3_contrib.common.maskable.utils import get_action_masks
-
     from stable_baselines3.common.env_checker import check_env
 
     check_env(gymnasium.make("ChickenFoot-v1", obs_type="box", **small(2)).unwrapped)  # SB3's own checker
