@@ -182,19 +182,14 @@ class ObservationEncoder:
 
     # -- bit helpers ---------------------------------------------------------------------------
 
-    def mask(self, bits: int, flags: np.ndarray | None = None) -> np.ndarray:
+    def mask(self, bits: int) -> np.ndarray:
         """The int8 action mask of an int of legal-action bits. Masks are cached and shared, so
-        they are read-only; copy one before writing to it. ``flags``: the same mask as 0/1 bytes
-        when the caller has them (the compiled core does), copied on a miss instead of unpacking
-        ``bits`` (a fifth of the cost; a fresh env misses on about 40% of its first 20,000
-        decisions)."""
+        they are read-only; copy one before writing to it. (The env on the compiled core reads the
+        core's own flags instead.)"""
         mask = self.mask_cache.get(bits)
         if mask is None:
-            if flags is None:
-                raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
-                mask = np.unpackbits(raw, bitorder="little")[: self.num_actions].view(np.int8)
-            else:
-                mask = flags.copy()
+            raw = np.frombuffer(bits.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
+            mask = np.unpackbits(raw, bitorder="little")[: self.num_actions].view(np.int8)
             mask.flags.writeable = False
             if len(self.mask_cache) >= _MASK_CACHE_SIZE:
                 self.mask_cache.clear()

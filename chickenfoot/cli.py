@@ -35,9 +35,10 @@ from chickenfoot.frameworks import option_group, split_specs, standard_rules
 def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: int | None,
            hand_size: int | None) -> RulesConfig:
     """The game's rules: the first checkpoint's among ``specs`` (the baselines bring none), with
-    every rule flag the user gave on top; a flag that contradicts the checkpoint's network fails
-    when the agent loads. A spec that names nothing, or a search spec with a bad parameter, is a
-    usage error (exit status 2) before any game starts."""
+    every rule flag the user gave on top. ``players`` that differs from the checkpoint's (a network
+    reads one player count) is a usage error naming --players; another flag that contradicts the
+    network fails when the agent loads. A spec that names nothing, or a search spec with a bad
+    parameter, is a usage error (exit status 2) before any game starts."""
     import agents as agent_lib
     from agents.search import parse_search_spec
 
@@ -56,6 +57,11 @@ def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: i
         for spec in specs:
             trained = agent_lib.spec_rules(spec)
             if trained is not None:
+                if players is not None and players != trained.num_players:
+                    raise click.BadParameter(
+                        f"{spec} was trained for num_players={trained.num_players}, and this game has {players}: "
+                        f"give --players {trained.num_players} (or leave it out: the rules then come from the first "
+                        f"checkpoint)", param_hint="--players")
                 base = trained.to_dict()
                 if "max_pip" in given and given["max_pip"] != trained.max_pip:
                     base.pop("rounds")  # the full game of the flag's set, unless --rounds says otherwise
@@ -63,20 +69,6 @@ def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: i
         return RulesConfig(**{**base, **given})
     except ChickenFootError as exc:
         raise click.BadParameter(str(exc)) from None
-
-
-def _refuse_other_players(spec: str, players: int | None, what: str) -> None:
-    """A usage error that names --players when ``spec`` is a network trained for another number of
-    players than the command's (``players``; ``None``: not given)."""
-    import agents as agent_lib
-
-    try:
-        trained = agent_lib.spec_rules(spec)
-    except ChickenFootError:
-        return  # the load that follows says what is wrong with the spec
-    if trained is not None and players is not None and trained.num_players != players:
-        raise click.UsageError(f"{what}, a network trained for {trained.num_players} players, and this game has "
-                               f"{players}: give --players {trained.num_players}")
 
 
 @contextlib.contextmanager
@@ -395,11 +387,9 @@ def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, r
         raise click.ClickException(str(exc)) from None
     click.echo(result.table())
     if json_path:
-        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        from training.provenance import with_provenance
+        from training.provenance import write_report
 
-        specs = [a, b, *(opponents or [])]
-        Path(json_path).write_text(json.dumps(with_provenance(result.to_json(), specs), indent=2))
+        write_report(json_path, result.to_json(), [a, b, *(opponents or [])])
 
 
 @main.command()
@@ -438,19 +428,17 @@ def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, wor
             data = result
         else:
             assert agent is not None
-            _rules([agent], None, None, None, None)  # a spec that names nothing is a usage error
-            _refuse_other_players(agent, config.num_players, agent)
+            # a spec that names nothing, or a network of another player count, is a usage error
+            _rules([agent], config.num_players, None, None, None)
             result = run_ladder(agent, config, deal_sets, workers, not no_progress, address)
             click.echo(result.table())
             data = result.to_json()
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     if json_path:
-        Path(json_path).parent.mkdir(parents=True, exist_ok=True)
-        from training.provenance import with_provenance
+        from training.provenance import write_report
 
-        rated = [spec for spec, _ in PANELS[config.num_players]] + ([agent] if agent else [])
-        Path(json_path).write_text(json.dumps(with_provenance(data, rated), indent=2))
+        write_report(json_path, data, [spec for spec, _ in PANELS[config.num_players]] + ([agent] if agent else []))
 
 
 @main.command()
@@ -485,7 +473,6 @@ def play(opponents: str | None, level: int | None, players: int | None, max_pip:
         if opponents is not None:
             raise click.UsageError("give --opponents or --level, not both")
         opponents = level_spec(level, 2 if players == 2 else 4)
-        _refuse_other_players(opponents, players, f"--level {level} is {opponents}")
     specs = split_specs(opponents or "heuristic", "--opponents", "heuristic,greedy")
     config = _rules(specs, players, max_pip, rounds, hand_size)
     if not 0 <= seat < config.num_players:

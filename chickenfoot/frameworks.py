@@ -89,12 +89,11 @@ def _train(run: Callable[[], dict[str, Any]], out: str, evaluate_with: Callable[
         summary = run()
     except errors as exc:
         raise click.ClickException(str(exc)) from None
-    from training.provenance import with_provenance
+    from training.provenance import write_report
 
-    text = json.dumps(summary, indent=2)
     model = summary.get("model")
-    Path(out, "summary.json").write_text(json.dumps(with_provenance(summary, [model] if model else []), indent=2))
-    click.echo(text)
+    write_report(Path(out, "summary.json"), summary, [model] if model else [])
+    click.echo(json.dumps(summary, indent=2))
     click.echo(f"evaluate with: {evaluate_with(summary)}")
 
 

@@ -222,9 +222,9 @@ class EvalReport:
                     writer.writerow([r.spec, r.seat_games, r.win_rate, *r.win_rate_ci95, r.mean_points, r.rating,
                                      r.ms_per_decision, r.ms_per_choice])
         else:
-            from training.provenance import with_provenance
+            from training.provenance import write_report
 
-            path.write_text(json.dumps(with_provenance(self.to_json(), [r.spec for r in self.results]), indent=2))
+            write_report(path, self.to_json(), [r.spec for r in self.results])
 
     def plot(self, path: str | Path) -> None:
         """Bar chart of win rates with their 95% intervals and the parity line."""
@@ -516,7 +516,7 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
         record([(specs_, winners, totals, np.array(clock), None, seconds)
                 for specs_, winners, totals, clock, seconds in row["games"]], played)
         played += 1
-    tasks = ((run, specs, seed, saver is not None, on_deal_set, d, all_deals[d:min(d + chunk, deal_sets)])
+    tasks = ((run, specs, seed, saver is not None, on_deal_set, d, all_deals[d:d + chunk])
              for d in range(played, deal_sets, chunk))
     stopped = False
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import platform
 import shlex
 import sys
@@ -19,7 +20,7 @@ from typing import Any
 
 from cf_env import __version__
 
-__all__ = ["checkpoint_file", "provenance", "sha256", "with_provenance"]
+__all__ = ["checkpoint_file", "provenance", "sha256", "with_provenance", "write_report"]
 
 
 def sha256(path: str | Path) -> str:
@@ -79,3 +80,11 @@ def provenance(specs: Iterable[object] = ()) -> dict[str, Any]:
 def with_provenance(report: dict[str, Any], specs: Iterable[object] = ()) -> dict[str, Any]:
     """``report`` with its ``provenance`` (:func:`provenance` of ``specs``) added, as a new dict."""
     return {**report, "provenance": provenance(specs)}
+
+
+def write_report(path: str | Path, report: dict[str, Any], specs: Iterable[object] = ()) -> None:
+    """Write ``report`` with its provenance (:func:`with_provenance`) as JSON at ``path``, making its
+    folder: what every command and trainer that writes a JSON report calls."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(with_provenance(report, specs), indent=2, default=str), encoding="utf-8")

@@ -16,7 +16,6 @@ after every checkpoint, each module exported to this project's checkpoint format
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -143,9 +142,9 @@ def train(cfg: RLlibConfig, address: str | None = None, resume: bool = False,
             "agent_episode_returns_mean": {k: round(float(v), 4) for k, v in returns.items()},
             "env_runner_nodes": sorted({n["NodeManagerAddress"] for n in ray.nodes() if n.get("Alive")}),
         }
-        from training.provenance import with_provenance
+        from training.provenance import write_report
 
-        (cfg.run_dir / "summary.json").write_text(json.dumps(with_provenance(summary, exported), indent=2))
+        write_report(cfg.run_dir / "summary.json", summary, exported)
         return summary
     finally:
         algo.stop()

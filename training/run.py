@@ -341,14 +341,11 @@ class TrainingRun:
     def write_summary(self, summary: dict[str, Any]) -> None:
         """``summary.json`` in the run folder: the summary with its provenance (the files the run
         started from, learned from and wrote, hashed)."""
-        import json
-
-        from training.provenance import with_provenance
+        from training.provenance import write_report
 
         specs = [getattr(self.cfg, "init_checkpoint", ""), getattr(self.cfg, "teacher", ""),
                  summary["final"] or summary["checkpoint"]]
-        text = json.dumps(with_provenance(summary, [s for s in specs if s]), indent=2, default=str)
-        (self.run_dir / "summary.json").write_text(text, encoding="utf-8")
+        write_report(self.run_dir / "summary.json", summary, [s for s in specs if s])
 
     def refuse_complete(self) -> None:
         """After a resume: a run that has already spent its budget has nothing left to do; say so,
