@@ -6,19 +6,49 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba import njit, prange
 
 from agents.base import NotToMoveError, legal_actions
 from cf_env import ConfigError, ObservationEncoder, RulesConfig, action_table
 from cf_env.engine.scoring import tile_points
-from cf_env.vector import COUNTED_OPTIONS
+from cf_env.vector import COUNTED_OPTIONS, VectorGame, apply_action, write_observation
 
-__all__ = ["GreedyAgent", "HeuristicAgent", "HeuristicTables", "RandomAgent", "score_plays", "score_plays_state"]
+__all__ = ["COMPILED_POLICIES", "GREEDY", "HEURISTIC", "RANDOM", "GreedyAgent", "HeuristicAgent", "HeuristicTables",
+           "RandomAgent", "RolloutPolicy", "choose", "new_policy", "play_to_seats", "randint", "score_plays",
+           "score_plays_state", "uniform"]
 
 
-class RandomAgent:
+#: the baselines' compiled choices (:func:`choose`), a policy's code its index here (and in the
+#: search's ``rollout=`` values, ``agents.search.spec.ROLLOUTS``)
+COMPILED_POLICIES = ("random", "greedy", "heuristic")
+RANDOM, GREEDY, HEURISTIC = range(len(COMPILED_POLICIES))
+
+
+class _CompiledChoice:
+    """A baseline whose choice is also compiled (:func:`choose`, its code ``kind``): it can play a
+    stretch of many batched games without an observation a decision."""
+
+    kind: int
+    config: RulesConfig
+
+    @property
+    def kernel_tables(self) -> HeuristicTables:
+        """The tables :func:`choose` reads (greedy reads their cost column; random none)."""
+        if getattr(self, "_default_tables", None) is None:
+            self._default_tables = HeuristicAgent(self.config).kernel_tables
+        return self._default_tables
+
+    def play_to_seats(self, vg: VectorGame, games: np.ndarray, stop: np.ndarray, rewards: np.ndarray,
+                      rng: np.random.Generator) -> None:
+        """Play every seat of ``games`` until seat ``stop[b]`` is to move (:func:`play_to_seats`)."""
+        play_to_seats(self, vg, games, stop, rewards, rng)
+
+
+class RandomAgent(_CompiledChoice):
     """Uniformly random legal action."""
 
     name = "random"
+    kind = RANDOM
 
     def __init__(self, config: RulesConfig) -> None:
         self.config = config
@@ -76,11 +106,12 @@ class HeuristicTables(NamedTuple):
     tile_hi: np.ndarray  #: (T,) int64 its high pip
 
 
-class GreedyAgent(_TileAgent):
+class GreedyAgent(_TileAgent, _CompiledChoice):
     """Plays the heaviest legal tile (the 0-0 counts as ``double_blank_points``); never keeps a
     playable drawn tile. Ties go to the lowest action id."""
 
     name = "greedy"
+    kind = GREEDY
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         legal = legal_actions(observation)
@@ -98,7 +129,7 @@ class GreedyAgent(_TileAgent):
         return best
 
 
-class HeuristicAgent(_TileAgent):
+class HeuristicAgent(_TileAgent, _CompiledChoice):
     """A hand-written player that reads the whole observation.
 
     Each legal play is scored and the best one is played (a playable drawn tile is always
@@ -119,6 +150,7 @@ class HeuristicAgent(_TileAgent):
     """
 
     name = "heuristic"
+    kind = HEURISTIC
     # tuned by random search against three greedy players (4-player double-nine)
     DEFAULT_WEIGHTS = {"pips": 1.0, "double": 12.0, "toe_follow": 5.0, "opp_blocked": 2.0, "follow": 1.0,
                        "blocked_expose": 1.5, "next_blocked": 1.5, "mobility": 1.2, "scarcity": 0.35}
@@ -293,3 +325,136 @@ def _act_rows(obs, legal, draw, out, tables):  # pragma: no cover - compiled
             continue
         score_plays(obs[r], plays[:n], scores[:n], tables)
         out[r] = plays[np.argmax(scores[:n])]
+
+
+@njit(cache=True, inline="always")
+def _next(rs):
+    x = rs[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rs[0] = x
+    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+
+
+@njit(cache=True, inline="always")
+def randint(rs, n):
+    """A uniform integer in ``[0, n)`` from the generator state ``rs``."""
+    return np.int64(_next(rs) % np.uint64(n))
+
+
+@njit(cache=True, inline="always")
+def uniform(rs):
+    """A uniform float in ``[0, 1)`` from the generator state ``rs``."""
+    return _next(rs) * (1.0 / 9007199254740992.0)
+
+
+
+
+class RolloutPolicy(NamedTuple):
+    """A compiled baseline policy (for the search's rollouts and the vector env's opponents) and its working arrays."""
+
+    kind: int  #: RANDOM, GREEDY or HEURISTIC
+    plays: np.ndarray  #: (K*K,) int64 the legal plays
+    scores: np.ndarray  #: (K*K,) float64 their scores
+    tables: HeuristicTables  #: the heuristic's tables (its cost column is greedy's too)
+    work: np.ndarray  #: (3, K) float64 the heuristic's working arrays (held, opponents' and next player's lacks)
+    open_after: np.ndarray  #: (K,) bool the values open after a play (the heuristic's mobility)
+    mine: np.ndarray  #: (T,) int64 the mover's tiles (the heuristic's working list)
+
+
+def new_policy(kind: int, k: int, tables: HeuristicTables) -> RolloutPolicy:
+    return RolloutPolicy(kind, np.zeros(k * k, np.int64), np.zeros(k * k, np.float64), tables,
+                         np.zeros((3, k), np.float64), np.zeros(k, np.bool_),
+                         np.zeros(tables.tile_values.shape[0], np.int64))
+
+
+@njit(cache=True, inline="always")
+def choose(s, c, b, policy, rs):
+    """The policy's action for game ``b``'s current player of a batched-engine state: the
+    baseline agent's own choice (the heuristic's to the bit, from :func:`score_plays_state`;
+    greedy's, ties to the lowest id; random's uniform over the legal actions, drawn from ``rs``)."""
+    kk = c.k * c.k
+    plays = policy.plays
+    legal = s.legal[b]
+    n = 0
+    for a in range(kk):
+        if legal[a]:
+            plays[n] = a
+            n += 1
+    other = kk if legal[kk] else kk + 1  # draw or pass (never both)
+    if policy.kind == RANDOM:
+        extra = 1 if (legal[kk] or legal[kk + 1]) else 0
+        r = randint(rs, n + extra)
+        return plays[r] if r < n else other
+    if n == 0:
+        return other
+    best = 0
+    if policy.kind == GREEDY:
+        cost = policy.tables.cost
+        for i in range(1, n):
+            if cost[plays[i]] > cost[plays[best]]:
+                best = i
+        return plays[best]
+    scores = policy.scores
+    work = policy.work
+    score_plays_state(s, b, plays[:n], scores[:n], policy.tables, work[0], work[1], work[2], policy.open_after,
+                      policy.mine)
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    return plays[best]
+
+
+def play_to_seats(agent: _CompiledChoice, vg: VectorGame, games: np.ndarray,
+                  stop: np.ndarray, rewards: np.ndarray, rng: np.random.Generator) -> None:
+    """``agent`` plays every seat of each game ``games[i]`` until the seat to move is ``stop[games[i]]``
+    or the game ends, in one compiled loop over the games (numba's threads when ``vg.parallel``);
+    what seat ``stop[b]`` earned on the way is added to ``rewards[b]``. Only the last decision's
+    observation is written (the vector env's opponents: :class:`cf_env.gym_vector.ChickenFootVectorEnv`).
+    The choices are the agent's own (:func:`choose`); random's come from a stream seeded by ``rng``."""
+    games = np.ascontiguousarray(games, dtype=np.int64)
+    seeds = (rng.integers(1, 2**63, size=games.size, dtype=np.int64).astype(np.uint64) if agent.kind == RANDOM
+             else np.ones(games.size, np.uint64))
+    kernel = _play_to_seats if vg.parallel else _play_to_seats_serial
+    kernel(games, np.ascontiguousarray(stop, dtype=np.int64), vg.state, vg.consts, vg.offsets, vg.observations,
+           vg.masks, vg.seats, rewards, agent.kind, agent.kernel_tables, seeds)
+
+
+@njit(cache=True, inline="always")
+def _play_one(b, stop, s, c, o, obs, mask, seat, rewards, policy, rs):  # pragma: no cover - compiled
+    rew = s.rewards
+    for p in range(rew.shape[1]):
+        rew[b, p] = 0.0
+    for _ in range(1 << 30):  # bounded: every game ends or reaches the stop seat
+        q = s.current_player[b]
+        if q < 0 or q == stop[b]:
+            break
+        apply_action(b, choose(s, c, b, policy, rs), s, c)
+    rewards[b] += rew[b, stop[b]]
+    seat[b] = s.current_player[b]
+    if seat[b] >= 0:
+        write_observation(b, s, c, o, obs)
+        for a in range(mask.shape[1]):
+            mask[b, a] = s.legal[b, a]
+
+
+@njit(cache=True, parallel=True)
+def _play_to_seats(games, stop, s, c, o, obs, mask, seat, rewards, kind, tables, seeds):  # pragma: no cover
+    k, t_count = c.k, c.t_count
+    for i in prange(games.shape[0]):
+        policy = RolloutPolicy(kind, np.zeros(k * k, np.int64), np.zeros(k * k, np.float64), tables,
+                               np.zeros((3, k), np.float64), np.zeros(k, np.bool_), np.zeros(t_count, np.int64))
+        rs = np.full(1, seeds[i], np.uint64)
+        _play_one(games[i], stop, s, c, o, obs, mask, seat, rewards, policy, rs)
+
+
+@njit(cache=True)
+def _play_to_seats_serial(games, stop, s, c, o, obs, mask, seat, rewards, kind, tables, seeds):  # pragma: no cover
+    k, t_count = c.k, c.t_count
+    policy = RolloutPolicy(kind, np.zeros(k * k, np.int64), np.zeros(k * k, np.float64), tables,
+                           np.zeros((3, k), np.float64), np.zeros(k, np.bool_), np.zeros(t_count, np.int64))
+    rs = np.ones(1, np.uint64)
+    for i in range(games.shape[0]):
+        rs[0] = seeds[i]
+        _play_one(games[i], stop, s, c, o, obs, mask, seat, rewards, policy, rs)

@@ -6,7 +6,9 @@ the pure rules engine. Importing this package registers the envs where users loo
 - PettingZoo: ``pettingzoo.make("aec", "chickenfoot/chicken_foot_v1", num_players=4)`` (``env()``)
   and ``pettingzoo.make("parallel", "chickenfoot/chicken_foot_v1")`` (the AEC env through
   ``turn_based_aec_to_parallel``);
-- Gymnasium: ``gymnasium.make("ChickenFoot-v1", ...)``, the single-agent view.
+- Gymnasium: ``gymnasium.make("ChickenFoot-v1", ...)``, the single-agent view, and
+  ``gymnasium.make_vec("ChickenFoot-v1", num_envs, vectorization_mode="vector_entry_point", ...)``
+  (or ``cf_env.vector_env(num_envs, ...)``), the vector env over the batched engine.
 
 It imports no torch, and the env classes themselves load on first use (registration names them
 by their import path).
@@ -46,6 +48,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers (a user's mypy s
         raw_env,
     )
     from cf_env.gym_env import OBS_TYPES, ChickenFootSingleEnv  # noqa: F401
+    from cf_env.gym_vector import ChickenFootVectorEnv, vector_env  # noqa: F401
     from cf_env.observation import OBSERVATION_VERSION, ObservationEncoder  # noqa: F401
     from cf_env.render import render_ansi, render_rgb  # noqa: F401
     from cf_env.vector import VectorGame, random_legal_actions  # noqa: F401
@@ -60,6 +63,8 @@ _LAZY = {
     "RESET_OPTIONS": "cf_env.chicken_foot",
     "ChickenFootSingleEnv": "cf_env.gym_env",
     "OBS_TYPES": "cf_env.gym_env",
+    "ChickenFootVectorEnv": "cf_env.gym_vector",
+    "vector_env": "cf_env.gym_vector",
     "ObservationEncoder": "cf_env.observation",
     "OBSERVATION_VERSION": "cf_env.observation",
     "render_ansi": "cf_env.render",
@@ -94,7 +99,8 @@ def _register() -> None:
         pass
     else:
         if GYMNASIUM_ID not in registry:
-            register(id=GYMNASIUM_ID, entry_point="cf_env.gym_env:ChickenFootSingleEnv")
+            register(id=GYMNASIUM_ID, entry_point="cf_env.gym_env:ChickenFootSingleEnv",
+                     vector_entry_point="cf_env.gym_vector:vector_env")
     try:
         import pettingzoo
     except ImportError:

@@ -552,10 +552,10 @@ if numba is not None:
             reset_rewards[b, p] = 0.0
 
     @njit(cache=True, inline="always")
-    def _step_game(b, actions, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards):
-        """Game ``b``'s decision ``actions[b]``, its step's flags and rewards cleared first."""
+    def _step_game(b, a, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards):
+        """Game ``b``'s decision ``a``, its step's flags and rewards cleared first."""
         _clear_step(b, done, need_deals, rewards, reset_rewards)
-        _apply_call(b, actions[b], s, c)
+        _apply_call(b, a, s, c)
         _publish(b, s, c, o, obs, mask, seat)
 
     @njit(cache=True, inline="always")
@@ -590,7 +590,7 @@ if numba is not None:
         done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
         for i in prange(actions.shape[0]):
             # prange's index is unsigned: one signature for the callees (see GAME0)
-            _step_game(np.int64(i), actions, s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards)
+            _step_game(np.int64(i), actions[i], s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards)
 
     @njit_unrefcounted(cache=True)
     def _step_serial(actions, s, c, o, obs, mask, seat):
@@ -601,6 +601,29 @@ if numba is not None:
             _clear_step(b, done, need_deals, rewards, reset_rewards)
             _apply(b, actions[b], s, c)
             _publish(b, s, c, o, obs, mask, seat)
+
+    @njit_unrefcounted(cache=True, parallel=True)
+    def _step_games_kernel(games, actions, s, c, o, obs, mask, seat):
+        """One decision ``actions[i]`` in each game ``games[i]``; the other games are not touched."""
+        done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
+        for i in prange(games.shape[0]):
+            _step_game(games[i], actions[i], s, c, o, obs, mask, seat, done, need_deals, rewards, reset_rewards)
+
+    @njit_unrefcounted(cache=True)
+    def _step_games_serial(games, actions, s, c, o, obs, mask, seat):
+        done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
+        for i in range(games.shape[0]):
+            b = games[i]
+            _clear_step(b, done, need_deals, rewards, reset_rewards)
+            _apply(b, actions[i], s, c)
+            _publish(b, s, c, o, obs, mask, seat)
+
+    @njit(cache=True)
+    def _observe_seats(games, seats, s, c, o, obs):
+        """Game ``games[i]``'s observation from ``seats[i]`` into ``obs[games[i]]`` (a finished
+        game's last view, or any seat's: the drawn tile shows only to the seat to move)."""
+        for i in range(games.shape[0]):
+            _write_obs_seat(games[i], s, c, o, obs, seats[i])
 
     @njit(cache=True, parallel=True)
     def _redeal_kernel(games, s, c, o, obs, mask, seat):
@@ -746,7 +769,7 @@ class VectorGame:
 
     def __init__(self, config: RulesConfig | None = None, num_games: int = 1024, reward: str = "win",
                  points_scale: float = 100.0, seed: int | np.random.Generator | None = None,
-                 parallel: bool | None = None) -> None:
+                 parallel: bool | None = None, restart: bool = True) -> None:
         if numba is None:
             raise ImportError("cf_env.vector needs numba: pip install numba")
         cfg = config if config is not None else RulesConfig()
@@ -761,8 +784,12 @@ class VectorGame:
         self.config = cfg
         #: whether the games are stepped in numba's threads; by default from PARALLEL_MIN_GAMES games
         self.parallel = num_games >= PARALLEL_MIN_GAMES if parallel is None else parallel
-        self._step_k, self._reset_k, self._redeal_k = ((_step_kernel, _reset_kernel, _redeal_kernel) if self.parallel
-                                                        else (_step_serial, _reset_serial, _redeal_serial))
+        self._step_k, self._reset_k, self._redeal_k, self._step_games_k = (
+            (_step_kernel, _reset_kernel, _redeal_kernel, _step_games_kernel) if self.parallel
+            else (_step_serial, _reset_serial, _redeal_serial, _step_games_serial))
+        #: whether a game that ends starts the next at once (else it waits, ``current_player`` -1 and
+        #: ``done`` 1, until :meth:`new_games`)
+        self.restart = bool(restart)
         self.num_games = b = num_games
         self.reward_mode = reward
         self.points_scale = float(points_scale)
@@ -771,7 +798,7 @@ class VectorGame:
         self.num_actions = table.num_actions
         self.obs_size = self.encoder.size
         self._rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        self._consts = make_consts(cfg, reward, self.points_scale)
+        self._consts = make_consts(cfg, reward, self.points_scale, restart=self.restart)
         self._offsets = observation_offsets(self.encoder)
         self._state = new_state(self._consts, b)
         for name, array in zip(State._fields, self._state):  # the same arrays, as attributes
@@ -779,6 +806,7 @@ class VectorGame:
         self._obs = np.zeros((b, self.obs_size), np.float32)
         self._mask = np.zeros((b, self.num_actions), np.int8)
         self._seat = np.zeros(b, np.int64)
+        self._view = np.zeros((b, self.obs_size), np.float32)  # observe()'s rows
         self.void_games = np.zeros(b, np.int64)
         self._ready = False
 
@@ -824,12 +852,14 @@ class VectorGame:
         idx = np.flatnonzero(self.need_deals)
         if idx.size:
             self.next_deals[idx] = self._shuffled(idx.size)
+            self.need_deals[idx] = 0  # refilled once, even when later steps leave this game alone
 
     def _redeal_void(self) -> None:
         """Deal again every game that ended before its first decision (``current_player`` -1; only degenerate
         configurations, e.g. 1-tile hands, do that), until each has a decision to make."""
         for _ in range(MAX_VOID_DEALS):
-            void = np.flatnonzero(self.current_player < 0)
+            # without restart a game that ended waits (current_player -1, done 1): not void
+            void = np.flatnonzero((self.current_player < 0) & ((self.done == 0) | self.restart))
             if not void.size:
                 return
             self.void_games[void] += 1
@@ -859,11 +889,73 @@ class VectorGame:
         self._redeal_void()
         return self._obs, self._mask, self._seat, self.rewards, self.done.astype(bool)
 
+    def step_games(self, games: np.ndarray, actions: np.ndarray) -> None:
+        """One decision in each of ``games`` (distinct game indices), ``actions[i]`` in game
+        ``games[i]``; the other games are left as they are. The stepped games' rows of the arrays
+        :meth:`step` returns (``observations``, ``masks``, ``seats``, ``rewards``, ``done``) are
+        updated in place; the others keep what their last step left there. Illegal actions raise
+        :class:`IllegalActionError` and change nothing."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before step_games()")
+        games = np.asarray(games)
+        actions = np.asarray(actions)
+        if (games.ndim != 1 or actions.shape != games.shape or not np.issubdtype(games.dtype, np.integer)
+                or not np.issubdtype(actions.dtype, np.integer)):
+            raise IllegalActionError(f"games and actions must be two 1-d integer arrays of one length, got "
+                                     f"{games.dtype} {games.shape} and {actions.dtype} {actions.shape}")
+        games = games.astype(np.int64, copy=False)
+        actions = actions.astype(np.int64, copy=False)
+        if games.size and (games.min() < 0 or games.max() >= self.num_games or np.unique(games).size != games.size):
+            raise IllegalActionError(f"games must be distinct indices in [0, {self.num_games}), got {games[:8].tolist()}")
+        ok = (actions >= 0) & (actions < self.num_actions)
+        ok[ok] = self.legal[games[ok], actions[ok]] == 1
+        if not ok.all():
+            bad = np.flatnonzero(~ok)[:5]
+            raise IllegalActionError(f"illegal actions in games {games[bad].tolist()} (actions "
+                                     f"{actions[bad].tolist()}); nothing was changed")
+        self._step_games_k(games, actions, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
+        self._refill_deals()
+        self._redeal_void()
+
+    def new_games(self, games: np.ndarray) -> None:
+        """Start the next game (from the generator's deals) in each of ``games``: for a
+        ``restart=False`` engine, whose finished games wait for this. Rewards of rounds that end
+        before anyone decides go to ``reset_rewards`` (cleared first)."""
+        if not self._ready:
+            raise ResetNeededError("call reset() before new_games()")
+        games = np.asarray(games, dtype=np.int64)
+        if not games.size:
+            return
+        self.done[games] = 0
+        self.rewards[games] = 0.0
+        self.reset_rewards[games] = 0.0
+        self._redeal_k(games, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
+        self._refill_deals()
+        self._redeal_void()
+
+    def observe(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Game ``games[i]``'s observation from seat ``seats[i]``, ``(len(games), obs_size)``
+        float32, a new array (a finished game's last view, as the AEC env shows it)."""
+        games = np.asarray(games, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        _observe_seats(games, seats, self._state, self._consts, self._offsets, self._view)
+        return self._view[games]
+
     @property
     def state(self) -> State:
         """The games' arrays as one :class:`State` (what compiled callers such as
         :func:`agents.baselines.score_plays_state` read); the same arrays as the attributes."""
         return self._state
+
+    @property
+    def consts(self) -> Consts:
+        """The rules as the kernels read them (what compiled callers pass with :attr:`state`)."""
+        return self._consts
+
+    @property
+    def offsets(self) -> Offsets:
+        """Where each observation block starts, as the kernels read it."""
+        return self._offsets
 
     @property
     def observations(self) -> np.ndarray:

@@ -104,9 +104,15 @@ def _flags(players: int, max_pip: int, rounds: int | None) -> str:
 @click.command()
 @_game_options("runs/sb3")
 @_learner_options(steps=100_000, opponents="heuristic")
-@click.option("--n-steps", type=click.IntRange(min=2), default=1024, show_default=True, help="MaskablePPO rollout length.")
+@click.option("--num-envs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games stepped together: 1 is the single-agent Gymnasium view; more (e.g. 1024) the vector env "
+                   "over the batched engine (its SB3 VecEnv).")
+@click.option("--n-steps", type=click.IntRange(min=2), default=None,
+              help="MaskablePPO rollout length per env [default: 1024 for one env, 16384 / num-envs for more].")
+@click.option("--batch-size", type=click.IntRange(min=2), default=None,
+              help="MaskablePPO minibatch [default: 256 for one env, 2048 for more].")
 def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int, no_progress: bool,
-        steps: int, opponents: str, n_steps: int) -> None:
+        steps: int, opponents: str, num_envs: int, n_steps: int | None, batch_size: int | None) -> None:
     """sb3-contrib's MaskablePPO for one seat (a new random seat every game) against OPPONENTS;
     writes OUT/model.zip (evaluate it as sb3:OUT/model.zip)."""
     require_extra("sb3_contrib", "sb3", "chickenfoot sb3")
@@ -114,8 +120,8 @@ def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, tor
 
     rules = _rules(players, max_pip, rounds, torch_threads)
     specs = split_specs(opponents)
-    _train(lambda: train(rules, specs, steps, Path(out), seed=seed, n_steps=n_steps, batch_size=min(256, n_steps),
-                         progress=not no_progress), out,
+    _train(lambda: train(rules, specs, steps, Path(out), seed=seed, n_steps=n_steps, batch_size=batch_size,
+                         progress=not no_progress, num_envs=num_envs), out,
            lambda s: f"chickenfoot eval sb3:{s['model']} {specs[0]}{_flags(players, max_pip, rounds)} --deal-sets 50",
            errors=(ValueError, ChickenFootError))  # SB3 raises ValueError for settings it cannot use
 

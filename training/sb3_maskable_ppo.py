@@ -1,6 +1,8 @@
-"""sb3-contrib's MaskablePPO on the single-agent Gymnasium env, against chosen opponents.
+"""sb3-contrib's MaskablePPO on the single-agent Gymnasium env, or on the vector env's SB3
+``VecEnv`` (``--num-envs N``), against chosen opponents.
 
     chickenfoot sb3 --steps 200000 --opponents heuristic --out runs/sb3
+    chickenfoot sb3 --steps 2000000 --num-envs 1024 --opponents heuristic --out runs/sb3-vec
     chickenfoot eval sb3:runs/sb3/model.zip greedy --deal-sets 50
 
 The learner holds one seat (a new random seat every game); every other seat is played by an agent
@@ -50,12 +52,28 @@ def make_env(rules: RulesConfig, opponents: list[str], reward: str = "relative",
 
 
 def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed: int = 0,
-          n_steps: int = 1024, batch_size: int = 256, progress: bool = True) -> dict[str, Any]:
-    """Train MaskablePPO for ``steps`` learner decisions; save ``out/model.zip``; return a summary."""
+          n_steps: int | None = None, batch_size: int | None = None, progress: bool = True,
+          num_envs: int = 1) -> dict[str, Any]:
+    """Train MaskablePPO for ``steps`` learner decisions; save ``out/model.zip``; return a summary.
+
+    ``num_envs`` 1 trains on the single-agent Gymnasium view (every opponent spec works); more
+    trains on :class:`cf_env.integrations.sb3.ChickenFootVecEnv`, that many games stepped together
+    by the batched engine (opponents that read the round's history are refused there).
+    ``n_steps`` is SB3's rollout length per env (default 1024 for one env, ``max(8, 16384 //
+    num_envs)`` for more) and ``batch_size`` its minibatch (default 256 for one env, 2048 for more)."""
     from sb3_contrib import MaskablePPO
 
-    env = make_env(rules, opponents)
-    env.reset(seed=seed)
+    vector = num_envs > 1
+    n_steps = n_steps if n_steps is not None else (max(8, 16384 // num_envs) if vector else 1024)
+    batch_size = min(batch_size if batch_size is not None else (2048 if vector else 256), n_steps * num_envs)
+    if vector:
+        from cf_env.integrations.sb3 import ChickenFootVecEnv
+
+        env: Any = ChickenFootVecEnv(num_envs, opponents=opponents, learner_seat="random", reward="relative",
+                                     obs_type="box", config=rules)
+    else:
+        env = make_env(rules, opponents)
+        env.reset(seed=seed)
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, seed=seed, verbose=0,
                         device="cpu", policy_kwargs={"net_arch": [256, 256]})
     start = time.time()
@@ -65,5 +83,5 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
     path = out / "model.zip"
     model.save(str(path))
     return {"model": str(path), "steps": int(model.num_timesteps), "seconds": round(seconds, 1),
-            "steps_per_second": round(model.num_timesteps / max(seconds, 1e-9), 1),
-            "rules": rules.to_dict(), "opponents": opponents}
+            "steps_per_second": round(model.num_timesteps / max(seconds, 1e-9), 1), "num_envs": num_envs,
+            "n_steps": n_steps, "batch_size": batch_size, "rules": rules.to_dict(), "opponents": opponents}

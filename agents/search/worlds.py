@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.baselines import HeuristicAgent, HeuristicTables
+from agents.baselines import HeuristicAgent, HeuristicTables, randint, uniform
 from agents.search.inference import Decisions, log_likelihood, no_decisions, read_history
 from agents.search.spec import BELIEF_MODES, HISTORY_MODES, INFER_MODES
 from cf_env import ConfigError, ObservationEncoder, action_table
@@ -88,28 +88,6 @@ def new_scratch(num_players: int, num_tiles: int, obs_size: int = 1, k: int = 1)
     return Scratch(np.ones(1, np.uint64), np.zeros(t, np.int64), np.zeros(t, np.uint8), np.zeros(n, np.float64),
                    np.zeros((n, t), np.uint8), np.zeros(obs_size, np.float32), np.zeros(k * k, np.int64),
                    np.zeros(k * k, np.float64), np.zeros((n, t), np.uint8), np.zeros(t, np.int64))
-
-
-@njit(cache=True, inline="always")
-def _next(rs):
-    x = rs[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rs[0] = x
-    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
-
-
-@njit(cache=True, inline="always")
-def randint(rs, n):
-    """A uniform integer in ``[0, n)`` from the generator state ``rs``."""
-    return np.int64(_next(rs) % np.uint64(n))
-
-
-@njit(cache=True, inline="always")
-def uniform(rs):
-    """A uniform float in ``[0, 1)`` from the generator state ``rs``."""
-    return _next(rs) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True)

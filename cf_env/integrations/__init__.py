@@ -14,6 +14,7 @@ RLlib — env here, masking RLModule in :mod:`agents.rllib_module` (it reads thi
 ``training/tianshou_dqn.py``; TorchRL and SB3 — scripts ``training/torchrl_ppo.py`` and
 ``training/sb3_maskable_ppo.py``.
 
-Stable-Baselines3 needs no adapter: ``ChickenFootSingleEnv`` (``gymnasium.make("ChickenFoot-v1")``)
-already has sb3-contrib's ``action_masks()``.
+Stable-Baselines3: ``ChickenFootSingleEnv`` (``gymnasium.make("ChickenFoot-v1")``) already has
+sb3-contrib's ``action_masks()``; :mod:`cf_env.integrations.sb3` is SB3's ``VecEnv`` over the
+vector env (:mod:`cf_env.gym_vector`), thousands of games stepped by the batched engine, extra ``sb3``.
 """

@@ -315,3 +315,11 @@ def test_the_shipped_named_specs_are_valid_players():
         game = play_game(env, [searcher] + [GreedyAgent(config)] * (config.num_players - 1), None,
                          np.random.default_rng(0), seed=2)
         assert len(game.round_scores) == 1 and searcher.choices > 0
+
+
+def test_compiled_policy_codes_are_the_search_rollout_names():
+    from agents.baselines import COMPILED_POLICIES, GreedyAgent, HeuristicAgent, RandomAgent
+    from agents.search.spec import ROLLOUTS
+
+    assert ROLLOUTS == COMPILED_POLICIES
+    assert [COMPILED_POLICIES[a.kind] for a in (RandomAgent, GreedyAgent, HeuristicAgent)] == list(COMPILED_POLICIES)

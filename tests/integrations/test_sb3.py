@@ -115,3 +115,38 @@ def test_the_sb3_extra_brings_what_the_readme_command_needs():
     from stable_baselines3.common.callbacks import ProgressBarCallback
 
     ProgressBarCallback()  # raises ImportError without rich and tqdm
+
+
+def test_maskable_ppo_on_the_vector_env_vecenv(tmp_path):
+    """sb3-contrib's MaskablePPO trains on the SB3 VecEnv over the batched engine; SB3 reads its
+    masks, terminal observations and episode statistics as its own VecEnvs give them."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from cf_env.integrations.sb3 import ChickenFootVecEnv
+
+    venv = ChickenFootVecEnv(32, opponents=["greedy", "random"], learner_seat="random", reward="relative",
+                             obs_type="box", config=RULES, illegal_action="raise")
+    assert is_masking_supported(venv)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=512, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=4096)
+    assert model.num_timesteps >= 4096 and len(model.ep_info_buffer) > 0  # SB3 saw the episodes end
+    assert all(set(ep) == {"r", "l", "t"} for ep in model.ep_info_buffer)
+    obs = venv.reset()
+    ended = 0
+    for _ in range(200):
+        masks = get_action_masks(venv)
+        assert masks.shape == (32, RULES.num_actions)
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        obs, rewards, dones, infos = venv.step(actions)
+        assert rewards.dtype == np.float32 and obs.shape == (32, venv.observation_space.shape[0])
+        for b in np.flatnonzero(dones):
+            assert infos[b]["terminal_observation"].shape == obs.shape[1:] and infos[b]["episode"]["l"] > 0
+            ended += 1
+    assert ended > 0
+    result = CliRunner().invoke(cli, ["sb3", "--steps", "1024", "--num-envs", "32", "--players", "3", "--rounds", "2",
+                                      "--opponents", "greedy,random", "--out", str(tmp_path / "vec"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "vec" / "summary.json").read_text())
+    assert summary["num_envs"] == 32 and summary["steps"] >= 1024
+    assert agents.load(f"sb3:{tmp_path / 'vec' / 'model.zip'}", RULES) is not None
