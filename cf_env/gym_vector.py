@@ -1,5 +1,5 @@
 """A Gymnasium vector env over the batched engine: one learner seat in each of ``num_envs`` games,
-the other seats played inside the batch.
+the other seats played inside the batch::
 
     import cf_env
     envs = cf_env.vector_env(1024, opponents=["heuristic"], num_players=4, reward="relative")
