@@ -63,6 +63,11 @@ def _rules(players: int, max_pip: int, rounds: int | None, torch_threads: int) -
         raise click.BadParameter(str(exc)) from None
 
 
+def _time_limit() -> Callable:
+    return click.option("--time-limit-minutes", type=click.FloatRange(min=0, min_open=True), default=None,
+                        help="Stop at this wall-clock time if the steps are not done by then (equal-time comparisons).")
+
+
 def _learner_options(steps: int, opponents: str) -> Callable:
     """The flags of a command that trains one seat against opponents: --steps and --opponents."""
     return option_group(
@@ -111,8 +116,10 @@ def _flags(players: int, max_pip: int, rounds: int | None) -> str:
               help="MaskablePPO rollout length per env [default: 1024 for one env, 16384 / num-envs for more].")
 @click.option("--batch-size", type=click.IntRange(min=2), default=None,
               help="MaskablePPO minibatch [default: 256 for one env, 2048 for more].")
+@_time_limit()
 def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int, no_progress: bool,
-        steps: int, opponents: str, num_envs: int, n_steps: int | None, batch_size: int | None) -> None:
+        steps: int, opponents: str, num_envs: int, n_steps: int | None, batch_size: int | None,
+        time_limit_minutes: float | None) -> None:
     """sb3-contrib's MaskablePPO for one seat (a new random seat every game) against OPPONENTS;
     writes OUT/model.zip (evaluate it as sb3:OUT/model.zip)."""
     require_extra("sb3_contrib", "sb3", "chickenfoot sb3")
@@ -121,7 +128,7 @@ def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, tor
     rules = _rules(players, max_pip, rounds, torch_threads)
     specs = split_specs(opponents)
     _train(lambda: train(rules, specs, steps, Path(out), seed=seed, n_steps=n_steps, batch_size=batch_size,
-                         progress=not no_progress, num_envs=num_envs), out,
+                         progress=not no_progress, num_envs=num_envs, time_limit_minutes=time_limit_minutes), out,
            lambda s: f"chickenfoot eval sb3:{s['model']} {specs[0]}{_flags(players, max_pip, rounds)} --deal-sets 50",
            errors=(ValueError, ChickenFootError))  # SB3 raises ValueError for settings it cannot use
 
@@ -131,8 +138,9 @@ def sb3(players: int, max_pip: int, rounds: int | None, out: str, seed: int, tor
 @_learner_options(steps=50_000, opponents="greedy")
 @click.option("--num-envs", type=click.IntRange(min=1), default=4, show_default=True,
               help="Envs Tianshou's collector steps side by side.")
+@_time_limit()
 def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int,
-             no_progress: bool, steps: int, opponents: str, num_envs: int) -> None:
+             no_progress: bool, steps: int, opponents: str, num_envs: int, time_limit_minutes: float | None) -> None:
     """Tianshou's masked DQN for one seat against OPPONENTS; writes OUT/model.pt, a checkpoint
     that chickenfoot eval reads without Tianshou."""
     require_extra("tianshou", "tianshou", "chickenfoot tianshou")
@@ -140,7 +148,8 @@ def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int
 
     rules = _rules(players, max_pip, rounds, torch_threads)
     specs = split_specs(opponents)
-    _train(lambda: train(rules, specs, steps, Path(out), seed=seed, num_envs=num_envs, progress=not no_progress),
+    _train(lambda: train(rules, specs, steps, Path(out), seed=seed, num_envs=num_envs, progress=not no_progress,
+                         time_limit_minutes=time_limit_minutes),
            out, lambda s: f"chickenfoot eval {s['model']} {specs[0]}{_flags(players, max_pip, rounds)} --deal-sets 50")
 
 
@@ -150,8 +159,9 @@ def tianshou(players: int, max_pip: int, rounds: int | None, out: str, seed: int
               help="Env steps (decisions of all seats).")
 @click.option("--frames-per-batch", type=click.IntRange(min=2), default=1024, show_default=True,
               help="Env steps collected for each PPO update.")
+@_time_limit()
 def torchrl(players: int, max_pip: int, rounds: int | None, out: str, seed: int, torch_threads: int,
-            no_progress: bool, frames: int, frames_per_batch: int) -> None:
+            no_progress: bool, frames: int, frames_per_batch: int, time_limit_minutes: float | None) -> None:
     """Self-play PPO through TorchRL's own PettingZooWrapper; writes OUT/model.pt, a checkpoint
     that chickenfoot eval reads without TorchRL."""
     require_extra("torchrl", "torchrl", "chickenfoot torchrl")
@@ -159,7 +169,7 @@ def torchrl(players: int, max_pip: int, rounds: int | None, out: str, seed: int,
 
     rules = _rules(players, max_pip, rounds, torch_threads)
     _train(lambda: train(rules, frames, Path(out), seed=seed, frames_per_batch=frames_per_batch,
-                         progress=not no_progress),
+                         progress=not no_progress, time_limit_minutes=time_limit_minutes),
            out, lambda s: f"chickenfoot eval {s['model']} greedy{_flags(players, max_pip, rounds)} --deal-sets 50")
 
 

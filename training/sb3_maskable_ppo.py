@@ -53,15 +53,26 @@ def make_env(rules: RulesConfig, opponents: list[str], reward: str = "relative",
 
 def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed: int = 0,
           n_steps: int | None = None, batch_size: int | None = None, progress: bool = True,
-          num_envs: int = 1) -> dict[str, Any]:
+          num_envs: int = 1, time_limit_minutes: float | None = None) -> dict[str, Any]:
     """Train MaskablePPO for ``steps`` learner decisions; save ``out/model.zip``; return a summary.
 
     ``num_envs`` 1 trains on the single-agent Gymnasium view (every opponent spec works); more
     trains on :class:`cf_env.integrations.sb3.ChickenFootVecEnv`, that many games stepped together
     by the batched engine (opponents that read the round's history are refused there).
     ``n_steps`` is SB3's rollout length per env (default 1024 for one env, ``max(8, 16384 //
-    num_envs)`` for more) and ``batch_size`` its minibatch (default 256 for one env, 2048 for more)."""
+    num_envs)`` for more) and ``batch_size`` its minibatch (default 256 for one env, 2048 for more).
+    ``time_limit_minutes`` stops the run at that wall-clock time (after the current env step)
+    when ``steps`` have not been reached by then."""
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TimeLimit(BaseCallback):
+        def __init__(self, seconds: float) -> None:
+            super().__init__()
+            self.deadline = time.monotonic() + seconds
+
+        def _on_step(self) -> bool:
+            return time.monotonic() < self.deadline
 
     vector = num_envs > 1
     n_steps = n_steps if n_steps is not None else (max(8, 16384 // num_envs) if vector else 1024)
@@ -77,11 +88,13 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=batch_size, seed=seed, verbose=0,
                         device="cpu", policy_kwargs={"net_arch": [256, 256]})
     start = time.time()
-    model.learn(total_timesteps=steps, progress_bar=progress)
+    limit = TimeLimit(time_limit_minutes * 60) if time_limit_minutes else None
+    model.learn(total_timesteps=steps, progress_bar=progress, callback=limit)
     seconds = time.time() - start
     out.mkdir(parents=True, exist_ok=True)
     path = out / "model.zip"
     model.save(str(path))
     return {"model": str(path), "steps": int(model.num_timesteps), "seconds": round(seconds, 1),
             "steps_per_second": round(model.num_timesteps / max(seconds, 1e-9), 1), "num_envs": num_envs,
-            "n_steps": n_steps, "batch_size": batch_size, "rules": rules.to_dict(), "opponents": opponents}
+            "time_limit_minutes": time_limit_minutes, "n_steps": n_steps, "batch_size": batch_size,
+            "rules": rules.to_dict(), "opponents": opponents}

@@ -46,8 +46,11 @@ def make_env(rules: RulesConfig, opponents: list[str], illegal_action: str = "ra
 
 
 def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed: int = 0, num_envs: int = 4,
-          hidden: tuple[int, ...] = (256, 256), progress: bool = True) -> dict[str, Any]:
-    """Train for ``steps`` learner decisions; write ``out/model.pt`` (our format); return a summary."""
+          hidden: tuple[int, ...] = (256, 256), progress: bool = True,
+          time_limit_minutes: float | None = None) -> dict[str, Any]:
+    """Train for ``steps`` learner decisions; write ``out/model.pt`` (our format); return a summary.
+    ``time_limit_minutes`` stops the run at that wall-clock time: the steps are then run as epochs
+    of 5,000, and the trainer's ``stop_fn`` ends it after the epoch in which the time ran out."""
     from tianshou.algorithm import DQN
     from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -74,9 +77,12 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
     train_collector.reset()
     train_collector.collect(n_step=min(1000, steps))  # warm-up transitions before the first update
     start = time.time()
+    chunk = min(steps, 5000) if time_limit_minutes else steps
+    deadline = time.monotonic() + (time_limit_minutes or 0) * 60
     result = algo.run_training(OffPolicyTrainerParams(
-        training_collector=train_collector, test_collector=test_collector, max_epochs=1,
-        epoch_num_steps=steps, collection_step_num_env_steps=4 * num_envs,
+        training_collector=train_collector, test_collector=test_collector, max_epochs=-(-steps // chunk),
+        epoch_num_steps=chunk, collection_step_num_env_steps=4 * num_envs,
+        stop_fn=(lambda _reward: time.monotonic() >= deadline) if time_limit_minutes else None,
         update_step_num_gradient_steps_per_sample=0.25, test_step_num_episodes=2, batch_size=64,
         show_progress=progress, verbose=False))
     seconds = time.time() - start
@@ -86,4 +92,5 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
         {"trainer": "tianshou-dqn", "opponents": list(opponents), "steps": steps, "seed": seed}))
     return {"model": str(path), "steps": int(train_collector.collect_step), "seconds": round(seconds, 1),
             "steps_per_second": round(train_collector.collect_step / max(seconds, 1e-9), 1),
-            "gradient_steps": int(result.update_step), "rules": rules.to_dict(), "opponents": list(opponents)}
+            "gradient_steps": int(result.update_step), "time_limit_minutes": time_limit_minutes,
+            "rules": rules.to_dict(), "opponents": list(opponents)}

@@ -63,8 +63,9 @@ def make_env(rules: RulesConfig, reward: str = "relative", seed: int | None = No
 
 def train(rules: RulesConfig, frames: int, out: Path, seed: int = 0, frames_per_batch: int = 1024,
           epochs: int = 4, minibatch: int = 256, lr: float = 3e-4, hidden: tuple[int, ...] = (256, 256),
-          progress: bool = True) -> dict[str, Any]:
-    """Self-play PPO for ``frames`` env steps; writes ``out/model.pt`` (our format); returns a summary."""
+          progress: bool = True, time_limit_minutes: float | None = None) -> dict[str, Any]:
+    """Self-play PPO for ``frames`` env steps (or until ``time_limit_minutes`` of wall-clock time,
+    checked after each update); writes ``out/model.pt`` (our format); returns a summary."""
     from tensordict import TensorDict
     from tensordict.nn import TensorDictModule
     from torchrl.collectors import Collector
@@ -114,6 +115,8 @@ def train(rules: RulesConfig, frames: int, out: Path, seed: int = 0, frames_per_
         done_frames += data.numel()
         decisions += int(acting.sum())
         bar.update(data.numel())
+        if time_limit_minutes and time.time() - start >= time_limit_minutes * 60:
+            break
     bar.close()
     collector.shutdown()
     seconds = time.time() - start
@@ -122,4 +125,4 @@ def train(rules: RulesConfig, frames: int, out: Path, seed: int = 0, frames_per_
         actor_net, rules, decisions, {"trainer": "torchrl-ppo", "frames": frames, "seed": seed}))
     return {"model": str(path), "frames": done_frames, "decisions": decisions, "updates": updates,
             "seconds": round(seconds, 1), "frames_per_second": round(done_frames / max(seconds, 1e-9), 1),
-            "rules": rules.to_dict()}
+            "time_limit_minutes": time_limit_minutes, "rules": rules.to_dict()}

@@ -150,3 +150,8 @@ def test_maskable_ppo_on_the_vector_env_vecenv(tmp_path):
     summary = json.loads((tmp_path / "vec" / "summary.json").read_text())
     assert summary["num_envs"] == 32 and summary["steps"] >= 1024
     assert agents.load(f"sb3:{tmp_path / 'vec' / 'model.zip'}", RULES) is not None
+    result = CliRunner().invoke(cli, ["sb3", "--steps", "100000000", "--num-envs", "32", "--players", "3", "--rounds",
+                                      "2", "--time-limit-minutes", "0.02", "--out", str(tmp_path / "t"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "t" / "summary.json").read_text())
+    assert summary["steps"] < 100_000_000 and summary["time_limit_minutes"] == 0.02

@@ -54,3 +54,11 @@ def test_dqn_trains_without_illegal_actions_and_exports(tmp_path):
 def test_unknown_opponent_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(cli, ["tianshou", "--opponents", "grandmaster", "--steps", "10", "--out", str(tmp_path)])
     assert result.exit_code == 1 and "unknown agent spec" in result.output
+
+
+def test_a_time_limit_stops_the_run(tmp_path):
+    from training.tianshou_dqn import train
+
+    summary = train(RulesConfig(num_players=3, rounds=2), ["random"], 10_000_000, tmp_path, num_envs=2,
+                    progress=False, time_limit_minutes=0.03)
+    assert summary["steps"] < 10_000_000 and summary["seconds"] < 60

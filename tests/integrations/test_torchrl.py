@@ -53,3 +53,10 @@ def test_self_play_ppo_trains_and_exports_for_eval(tmp_path):
 def test_bad_rules_are_a_clear_error():
     result = CliRunner().invoke(cli, ["torchrl", "--players", "9", "--frames", "10"])
     assert result.exit_code == 2 and "num_players" in result.output
+
+
+def test_a_time_limit_stops_the_run(tmp_path):
+    from training.torchrl_ppo import train
+
+    summary = train(RULES, 10_000_000, tmp_path, frames_per_batch=256, progress=False, time_limit_minutes=0.02)
+    assert summary["frames"] < 10_000_000 and summary["seconds"] < 60

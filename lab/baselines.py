@@ -1,0 +1,149 @@
+"""Baselines at equal wall-clock budgets: what each training algorithm reaches in B minutes on this
+machine, as 1 vs 3 heuristic (4 players), measured on the same deals.
+
+Each run is one command of the ``chickenfoot`` CLI with its own defaults except the budget (and
+the opponents named below), run alone; then ``chickenfoot eval`` plays the result against three
+heuristic players on ``--deal-sets`` duplicate deal sets (the same deals for every row).
+Resumable: a run whose evaluation JSON exists is skipped, so a stopped sweep goes on where it
+stopped. Writes ``lab/results/baselines/table.json``, ``table.md`` and ``strength_by_time.png``::
+
+    python lab/baselines.py --budgets 10 --algorithms ppo distill sb3-vec tianshou torchrl rllib
+    python lab/baselines.py --report          # the table and plot from what has run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "lab" / "results" / "baselines"
+BIN = Path(sys.executable).parent
+HUGE = "1000000000"  # steps no run reaches: the budget stops it
+
+
+def commands(algorithm: str, minutes: float, out: Path) -> tuple[list[list[str]], Path]:
+    """The training command(s) of ``algorithm`` at a budget of ``minutes``, and the model they write."""
+    cf = str(BIN / "chickenfoot")
+    if algorithm == "ppo":  # the project's PPO, self-play with its opponent pool (configs/default.yaml)
+        return [[cf, "train", "--config", "default", "--time-limit-minutes", str(minutes), "--total-steps", HUGE,
+                 "--runs-dir", str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
+    if algorithm == "distill":  # make train's job: search labels, then the fit (~1 min of the budget)
+        collect = max(minutes - 1.5, 0.5)
+        return [[cf, "distill", "--config", "distill", "--collect-minutes", str(collect), "--runs-dir",
+                 str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
+    if algorithm == "sb3-vec":  # MaskablePPO on the vector env, 1024 games, vs 3 heuristic
+        return [[cf, "sb3", "--num-envs", "1024", "--steps", HUGE, "--time-limit-minutes", str(minutes),
+                 "--opponents", "heuristic", "--out", str(out), "--no-progress"]], out / "model.zip"
+    if algorithm == "tianshou":  # masked DQN vs 3 heuristic
+        return [[cf, "tianshou", "--steps", HUGE, "--time-limit-minutes", str(minutes), "--opponents", "heuristic",
+                 "--out", str(out), "--no-progress"]], out / "model.pt"
+    if algorithm == "torchrl":  # self-play PPO through TorchRL's PettingZooWrapper
+        return [[cf, "torchrl", "--frames", HUGE, "--time-limit-minutes", str(minutes), "--out", str(out),
+                 "--no-progress"]], out / "model.pt"
+    if algorithm == "rllib":  # RLlib PPO, self-play, configs/rllib.yaml with the budget
+        config = out.parent / f"{out.name}.yaml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        import yaml
+
+        packaged = subprocess.run([cf, "configs", "show", "rllib"], capture_output=True, text=True, check=True).stdout
+        fields = {**yaml.safe_load(packaged), "iterations": 100_000, "time_limit_minutes": minutes,
+                  "run_name": out.name, "runs_dir": str(out.parent)}
+        config.write_text(yaml.safe_dump(fields))
+        return [[cf, "rllib", "--config", str(config), "--no-progress"]], out / "shared.pt"
+    raise SystemExit(f"unknown algorithm {algorithm!r}")
+
+
+ALGORITHMS = ("ppo", "distill", "sb3-vec", "tianshou", "torchrl", "rllib")
+
+
+def run(algorithm: str, minutes: float, deal_sets: int, runs: Path) -> dict[str, Any] | None:
+    name = f"{algorithm}-{minutes:g}min"
+    out = runs / name
+    result_file = RESULTS / f"{name}.json"
+    if result_file.exists():
+        return json.loads(result_file.read_text())
+    steps, model = commands(algorithm, minutes, out)
+    log = RESULTS / f"{name}.log"
+    start = time.time()
+    with log.open("w") as fh:
+        for cmd in steps:
+            fh.write("$ " + " ".join(cmd) + "\n")
+            fh.flush()
+            done = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=ROOT)
+            if done.returncode:
+                print(f"{name}: exited {done.returncode}; see {log}")
+                return None
+    train_seconds = time.time() - start
+    spec = f"sb3:{model}" if model.suffix == ".zip" else str(model)
+    report = RESULTS / f"{name}.eval.json"
+    subprocess.run([str(BIN / "chickenfoot"), "eval", spec, "heuristic", "--players", "4", "--deal-sets",
+                    str(deal_sets), "--workers", "2", "--json", str(report), "--no-progress"], check=True, cwd=ROOT)
+    evaluation = json.loads(report.read_text())
+    row = {"algorithm": algorithm, "budget_minutes": minutes, "train_seconds": round(train_seconds, 1),
+           "command": " ".join(" ".join(c) for c in steps), "model": str(model), "eval": evaluation}
+    result_file.write_text(json.dumps(row, indent=2))
+    return row
+
+
+def report() -> None:
+    rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*min.json"))]
+    lines = ["| algorithm | budget | wall time to train | win rate, 1 vs 3 heuristic | games |", "|---|---|---|---|---|"]
+    points: dict[str, list[tuple[float, float, float, float]]] = {}
+    for row in sorted(rows, key=lambda r: (r["algorithm"], r["budget_minutes"])):
+        rate, lo, hi, games = _win(row["eval"])
+        lines.append(f"| {row['algorithm']} | {row['budget_minutes']:g} min | {row['train_seconds'] / 60:.1f} min | "
+                     f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {games} |")
+        points.setdefault(row["algorithm"], []).append((row["train_seconds"] / 60, rate, lo, hi))
+    (RESULTS / "table.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / "table.json").write_text(json.dumps(rows, indent=2))
+    print("\n".join(lines))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for algorithm, pts in sorted(points.items()):
+        pts.sort()
+        ax.errorbar([p[0] for p in pts], [100 * p[1] for p in pts],
+                    yerr=[[100 * (p[1] - p[2]) for p in pts], [100 * (p[3] - p[1]) for p in pts]],
+                    marker="o", capsize=3, label=algorithm)
+    ax.axhline(25, color="grey", linestyle=":", label="parity (25%)")
+    ax.set_xlabel("training wall time, minutes (2 cores)")
+    ax.set_ylabel("win rate, 1 vs 3 heuristic (%)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "strength_by_time.png", dpi=120)
+
+
+def _win(evaluation: dict) -> tuple[float, float, float, int]:
+    """The first agent's win rate, its 95% interval (t over deal sets) and the games, from an eval report."""
+    first = evaluation["results"][0]
+    return first["win_rate"], first["win_rate_ci95"][0], first["win_rate_ci95"][1], evaluation["games"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budgets", type=float, nargs="+", default=[10.0])
+    parser.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
+    parser.add_argument("--deal-sets", type=int, default=100, help="duplicate deal sets per evaluation (x4 games)")
+    parser.add_argument("--runs-dir", type=Path, default=ROOT / "runs" / "baselines")
+    parser.add_argument("--report", action="store_true", help="only write the table and plot")
+    args = parser.parse_args()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    if not args.report:
+        for minutes in args.budgets:
+            for algorithm in args.algorithms:
+                row = run(algorithm, minutes, args.deal_sets, args.runs_dir)
+                print(json.dumps({k: v for k, v in (row or {}).items() if k != "eval"}), flush=True)
+    report()
+
+
+if __name__ == "__main__":
+    main()
