@@ -12,6 +12,7 @@ then an fsync of the folder so that the rename survives a crash too.
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import tempfile
@@ -157,12 +158,23 @@ def _widen_weights(data: dict[str, Any], path: Path) -> None:
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """Read and validate a checkpoint; :class:`CheckpointError` says what is wrong."""
-    import torch
-
+    """Read and validate a checkpoint; :class:`CheckpointError` says what is wrong. A file is read
+    once per process while it is unchanged (same size and modification time): reading a
+    checkpoint's rules and then loading its agent costs one read. The dict is the caller's own
+    (its tensors are shared: load them into a model, do not change them in place)."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint file at {path}")
+    stat = path.stat()
+    return dict(_read_checkpoint(str(path.resolve()), stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=16)
+def _read_checkpoint(path_text: str, size: int, mtime_ns: int) -> dict[str, Any]:
+    """:func:`load_checkpoint`'s read of one version of a file (size and time are the cache's key)."""
+    import torch
+
+    path = Path(path_text)
     if not zipfile.is_zipfile(path):  # torch.save writes a zip archive; anything else is not ours
         with path.open("rb") as f:
             if f.read(4) == b"PK\x03\x04":  # a zip archive's start without its end

@@ -27,4 +27,4 @@ def single_env_vs(rules: RulesConfig, opponents: Sequence[str], learner_seat: in
         raise ConfigError(f"give one opponent spec or {n - 1} (one per other seat), got {len(opponents)}")
     specs = list(opponents) * (n - 1) if len(opponents) == 1 else list(opponents)
     return ChickenFootSingleEnv(opponents=[load(s, rules) for s in specs], learner_seat=learner_seat,
-                                **rules.to_dict(), **env_kwargs)
+                                config=rules, **env_kwargs)

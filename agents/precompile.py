@@ -50,7 +50,7 @@ def precompile(config: RulesConfig | None = None, specs: Sequence[str] = DEFAULT
     seconds: dict[str, float] = {}
 
     start = time.perf_counter()
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     env.reset(seed=seed)
     for _ in range(20):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))

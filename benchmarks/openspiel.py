@@ -46,7 +46,7 @@ def spiel_rate(rules: RulesConfig, games: int, seed: int, observe: bool) -> tupl
 
 
 def env_rate(rules: RulesConfig, games: int, seed: int) -> float:
-    env = raw_env(**rules.to_dict())
+    env = raw_env(config=rules)
     rng = np.random.default_rng(seed)
     decisions = 0
     start = time.perf_counter()

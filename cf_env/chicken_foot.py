@@ -65,10 +65,11 @@ An illegal action under `env()` (with `illegal_action="terminate"`) gives -1 to 
 ``` python
 cf_env.env(num_players=4, max_pip=9, hand_size=7, rounds=None, center_arms=4, draw_rule="one",
            double_blank_points=50, reward="win", points_scale=100.0, render_mode=None,
-           illegal_action="terminate", history=False, engine="compiled")
+           illegal_action="terminate", history=False, engine="compiled", config=None)
 ```
 
-The first seven are the `RulesConfig` fields (docs/RULES.md). `history=True` adds an entry
+The first seven are the `RulesConfig` fields (docs/RULES.md); `config=RulesConfig(...)` gives
+them as one value instead (the seven keywords then stay at their defaults). `history=True` adds an entry
 `"history"` to every observation: the round's public events in order, an int16 array of
 `encoder.history_length()` rows `[seat relative to the observer, EventKind, action id, tile]`,
 the tile -1 where the observer may not see it (another seat's draw), rows after the last event
@@ -202,13 +203,24 @@ class raw_env(AECEnv, EzPickle):
         illegal_action: str = "raise",
         history: bool = False,
         engine: str = "compiled",
+        config: RulesConfig | None = None,
     ) -> None:
         EzPickle.__init__(self, num_players, max_pip, hand_size, rounds, center_arms, draw_rule,
-                          double_blank_points, reward, points_scale, render_mode, illegal_action, history, engine)
+                          double_blank_points, reward, points_scale, render_mode, illegal_action, history, engine,
+                          config)
         super().__init__()
-        self.config = RulesConfig(max_pip=max_pip, num_players=num_players, hand_size=hand_size,
-                                  center_arms=center_arms, draw_rule=draw_rule, double_blank_points=double_blank_points,
-                                  **({} if rounds is None else {"rounds": rounds}))  # None: the full game
+        rules: dict[str, Any] = {"max_pip": max_pip, "num_players": num_players, "hand_size": hand_size,
+                                 "center_arms": center_arms, "draw_rule": draw_rule,
+                                 "double_blank_points": double_blank_points, "rounds": rounds}
+        if config is not None:  # the rules as one value: the keywords must be left at their defaults
+            if not isinstance(config, RulesConfig):
+                raise ConfigError(f"config must be a RulesConfig, got {config!r:.80} ({type(config).__name__})")
+            given = sorted(k for k, v in rules.items() if v != _RULE_DEFAULTS[k])
+            if given:
+                raise ConfigError(f"give the rules as config= or as keywords, not both (got config and {given})")
+            self.config = config
+        else:
+            self.config = RulesConfig(**{k: v for k, v in rules.items() if v is not None})  # rounds None: the full game
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if isinstance(points_scale, bool) or not isinstance(points_scale, (int, float)) or points_scale <= 0:
@@ -571,6 +583,11 @@ class raw_env(AECEnv, EzPickle):
 
     def close(self) -> None:
         pass
+
+
+#: raw_env's rule keywords at their defaults (``config=`` is refused beside any other value)
+_RULE_DEFAULTS = {"num_players": 4, "max_pip": 9, "hand_size": 7, "rounds": None, "center_arms": 4, "draw_rule": "one",
+                  "double_blank_points": 50}
 
 
 def env(illegal_action: str = "terminate", **kwargs: Any) -> raw_env:

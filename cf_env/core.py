@@ -7,9 +7,9 @@ deals are drawn from the same generator in the same order (one permutation per u
 round), and the observation, each seat's history and the legal actions are written by compiled
 code in the encoder's layout. What it adds over :class:`~cf_env.vector.VectorGame` at one game
 is the cost of a call: the state's two dozen arrays sit in one numba structref, so a call
-unboxes one object instead of each array (about 10 µs a call for the arrays), and the kernels are
-called through their compiled entry points (0.14 µs a call, against 0.57 µs through numba's
-dispatcher). The env (:mod:`cf_env.chicken_foot`) steps it; a caller that asks the env for
+unboxes one object instead of each array, and the kernels are called through their compiled
+entry points rather than numba's dispatcher (what each saves: the repository's
+lab/results/speed.md). The env (:mod:`cf_env.chicken_foot`) steps it; a caller that asks the env for
 its :class:`~cf_env.engine.Game` gets one replayed from the deals and actions
 (:meth:`CoreGame.to_game`), and the env carries on in the pure-Python engine from there.
 

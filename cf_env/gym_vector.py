@@ -65,6 +65,7 @@ single-agent view, or ``agents.opponents.single_env_vs``, for opponents that rea
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import time
 from collections.abc import Callable, Sequence
@@ -117,10 +118,18 @@ class ChickenFootVectorEnv(VectorEnv):
                  config: RulesConfig | None = None, parallel: bool | None = None, **rules: Any) -> None:
         if config is not None and rules:
             raise ConfigError(f"give the rules as config= or as keywords, not both (got config and {sorted(rules)})")
-        if rules.pop("history", False):
-            raise ConfigError("the vector env has no history entry (the batched engine does not keep it); "
-                              "use the single-agent view, gymnasium.make('ChickenFoot-v1', history=True)")
+        single_view_only = {"history": False, "render_mode": None}  # the single-agent view's, not here
+        for key, off in single_view_only.items():
+            if rules.pop(key, off) != off:
+                raise ConfigError(f"the vector env takes no {key}= (the batched engine keeps no history and draws "
+                                  f"nothing); use the single-agent view: gymnasium.make('ChickenFoot-v1', {key}=...), "
+                                  f"or gymnasium.make_vec(..., vectorization_mode='sync') for several of them")
         if config is None:
+            unknown = sorted(set(rules) - {f.name for f in dataclasses.fields(RulesConfig)})
+            if unknown:
+                raise ConfigError(f"unknown arguments {unknown}: the vector env takes num_envs, opponents, "
+                                  f"learner_seat, reward, points_scale, obs_type, illegal_action, "
+                                  f"episode_statistics, parallel, and config= or the rules' fields")
             config = RulesConfig(**rules)
         if not isinstance(config, RulesConfig):
             raise ConfigError(f"config must be a RulesConfig, got {config!r:.80} ({type(config).__name__})")

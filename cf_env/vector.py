@@ -58,9 +58,9 @@ MAX_VOID_DEALS = 10_000  # deals in a row that may end before the first decision
 ROLE_ARM, ROLE_TOE = int(Role.ARM), int(Role.TOE)
 # Arguments that compiled callers pass as constants, typed as numpy scalars: numba compiles a kernel
 # once per argument signature, and a literal ``0``, ``1``, ``-1`` or ``True`` (or prange's unsigned
-# index) is a signature of its own, and each compiles the engine again (``_advance`` was compiled 8
-# times: a label collection's first shard took 134 s on a fresh cache, 85 s with one signature a
-# kernel). Callers write ``apply_action(GAME1, a, s, c)``, not ``apply_action(1, a, s, c)``.
+# index) is a signature of its own, each compiling the engine again (what that cost: the
+# repository's lab/results/speed.md). Callers write ``apply_action(GAME1, a, s, c)``, not
+# ``apply_action(1, a, s, c)``.
 GAME0, GAME1 = np.int64(0), np.int64(1)  #: game slots 0 and 1 of a state, as the kernels' index type
 NOBODY = np.int64(-1)  #: ``_advance``: no next player (the round ends)
 IN_RESET, NOT_RESET = np.bool_(True), np.bool_(False)
@@ -579,10 +579,9 @@ if numba is not None:
         _publish(b, s, c, o, obs, mask, seat)
 
     # Each kernel comes twice: over the games in numba's threads (prange), and in one thread for
-    # small batches (VectorGame's ``parallel``). On a fresh cache the threaded _step_kernel and
-    # _reset_kernel took 10.7 s and 9.1 s to compile, the one-thread ones 3.7 s and 3.1 s; and up to
-    # 16 games step 1.12-1.16x faster in one thread (benchmarks/vector.py --compare-threads). The
-    # per-game work is inlined into both. Arrays are taken out of the NamedTuple before a parallel
+    # small batches (VectorGame's ``parallel``): the threaded ones take longer to compile, and a
+    # few games step faster in one thread (benchmarks/vector.py --compare-threads measures both).
+    # The per-game work is inlined into both. Arrays are taken out of the NamedTuple before a parallel
     # loop: numba's parfor pass lost writes made through the tuple's attributes inside prange
     # (rewards were left unzeroed).
     @njit_unrefcounted(cache=True, parallel=True)
@@ -594,8 +593,8 @@ if numba is not None:
 
     @njit_unrefcounted(cache=True)
     def _step_serial(actions, s, c, o, obs, mask, seat):
-        # _step_game with the decision inlined too (no prange here, so no lost writes): one thread
-        # stepped 1.19x as many decisions a second this way (B = 4096, benchmarks/vector.py --compare-threads)
+        # _step_game with the decision inlined too (no prange here, so no lost writes): a call would
+        # pass the State's arrays field by field at every decision
         done, need_deals, rewards, reset_rewards = s.done, s.need_deals, s.rewards, s.reset_rewards
         for b in range(actions.shape[0]):
             _clear_step(b, done, need_deals, rewards, reset_rewards)
@@ -733,10 +732,13 @@ class VectorGame:
     :class:`State` is an attribute, ``(num_games, ...)`` arrays updated in place.
 
     ``parallel``: step the games in numba's threads (``True``) or in one (``False``); by default
-    threads from :data:`PARALLEL_MIN_GAMES` games. Both play the same games bit for bit. Threads
-    pay from about 32 games (1.22x the decisions/s at 64 games, 1.63x at 1024 on 2 cores); below
+    threads from :data:`PARALLEL_MIN_GAMES` games. Both play the same games bit for bit. Below
     that one thread is faster, and a process that steps a few games (a label collection's 8-16)
-    never compiles the threaded kernels (13 s less on a fresh cache)."""
+    never compiles the threaded kernels (benchmarks/vector.py --compare-threads measures both).
+
+    ``restart``: a game that ends starts the next at once (the default); ``False`` leaves it as
+    it ended (``current_player`` -1, ``done`` 1, its last state readable) until :meth:`new_games`,
+    and :meth:`step_games` steps the games that are still live (the vector env's way)."""
 
     hand: np.ndarray
     hand_sizes: np.ndarray

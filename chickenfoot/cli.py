@@ -30,6 +30,7 @@ import click
 from cf_env import ChickenFootError, Game, RulesConfig, __version__
 from chickenfoot.frameworks import COMMANDS as FRAMEWORK_COMMANDS
 from chickenfoot.frameworks import option_group, split_specs, standard_rules
+from training.fit import FitSettings  # the fit's one set of defaults (no torch: cheap to import)
 
 
 def _rules(specs: list[str], players: int | None, max_pip: int | None, rounds: int | None,
@@ -602,7 +603,7 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
 @click.option("--heldout", type=click.Path(file_okay=False, exists=True), default=None,
               help="Score on this label folder's shards instead, training on every shard of FOLDERS "
                    "(--holdout unused): fits to collections of different sizes are scored on the same states.")
-@click.option("--temperature", type=click.FloatRange(min=0), default=0.02, show_default=True,
+@click.option("--temperature", type=click.FloatRange(min=0), default=FitSettings.temperature, show_default=True,
               help="0: the teacher's choice; else softmax(q / T) over its action values.")
 @click.option("--weighting", type=click.Choice(["none", "stakes"]), default="none", show_default=True,
               help="Each label's weight: 'stakes' weighs it by the teacher's value a random legal choice loses there.")
@@ -612,9 +613,10 @@ def collect(out: str, players: int, max_pip: int, rounds: int | None, shards: in
               help="Games of the --imitate agent to fit first.")
 @click.option("--imitation-epochs", type=click.IntRange(min=1), default=4, show_default=True,
               help="Passes over those games' decisions.")
-@click.option("--epochs", type=click.IntRange(min=1), default=4, show_default=True,
+@click.option("--epochs", type=click.IntRange(min=1), default=FitSettings.epochs, show_default=True,
               help="Passes over the labels.")
-@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=3e-4, show_default=True,
+@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=FitSettings.learning_rate,
+              show_default=True,
               help="Adam's, annealed linearly to 0.")
 @click.option("--hidden", default="256,256", show_default=True, help="The network's layer widths, comma-separated.")
 @click.option("--action-head", type=click.IntRange(min=0), default=0, show_default=True,

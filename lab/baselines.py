@@ -30,12 +30,13 @@ HUGE = "1000000000"  # steps no run reaches: the budget stops it
 def commands(algorithm: str, minutes: float, out: Path) -> tuple[list[list[str]], Path]:
     """The training command(s) of ``algorithm`` at a budget of ``minutes``, and the model they write."""
     cf = str(BIN / "chickenfoot")
-    if algorithm == "ppo":  # the project's PPO, self-play with its opponent pool (configs/default.yaml)
-        return [[cf, "train", "--config", "default", "--time-limit-minutes", str(minutes), "--total-steps", HUGE,
+    if algorithm == "ppo":  # the project's PPO, self-play with its opponent pool (configs/default.yaml, whose
+        # total_steps, 20M, also sets the learning rate's annealing: left as it is, and not reached in these budgets)
+        return [[cf, "train", "--config", "default", "--time-limit-minutes", str(minutes), "--overwrite",
                  "--runs-dir", str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
     if algorithm == "distill":  # make train's job: search labels, then the fit (~1 min of the budget)
         collect = max(minutes - 1.5, 0.5)
-        return [[cf, "distill", "--config", "distill", "--collect-minutes", str(collect), "--runs-dir",
+        return [[cf, "distill", "--config", "distill", "--collect-minutes", str(collect), "--overwrite", "--runs-dir",
                  str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
     if algorithm == "sb3-vec":  # MaskablePPO on the vector env, 1024 games, vs 3 heuristic
         return [[cf, "sb3", "--num-envs", "1024", "--steps", HUGE, "--time-limit-minutes", str(minutes),

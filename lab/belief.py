@@ -56,7 +56,7 @@ def collect(out: Path, games: int, lineup: list[str], seed: int, shard_games: in
     n = config.num_players
     specs = lineup * n if len(lineup) == 1 else lineup
     seats = [load(s, config) for s in specs]
-    env = raw_env(**config.to_dict(), history=True)
+    env = raw_env(config=config, history=True)
     out.mkdir(parents=True, exist_ok=True)
     (out / "meta.json").write_text(json.dumps({"lineup": specs, "players": players, "seed": seed,
                                                "shard_games": shard_games}))

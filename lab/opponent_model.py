@@ -40,7 +40,7 @@ def collect_choices(config: RulesConfig, specs: Sequence[str], games: int, seed:
     for every play it chose among two or more."""
     tables = HeuristicAgent(config).kernel_tables
     built = {s: load(s, config) for s in specs}
-    env = raw_env(**config.to_dict(), history=needs_history(built.values()))
+    env = raw_env(config=config, history=needs_history(built.values()))
     rng = np.random.default_rng(seed)
     out: dict[str, list[tuple[np.ndarray, int]]] = {s: [] for s in specs}
     n, draw = config.num_players, config.num_actions - 2

@@ -39,7 +39,7 @@ def collect_positions(config: RulesConfig, player: str, opponents: str, games: i
     ``hands`` (``(n - 1, T)`` flags, the observer's left first, as ``infer=oracle`` reads them)."""
     n, t = config.num_players, config.num_tiles
     seats = [load(player, config)] + [load(opponents, config) for _ in range(n - 1)]
-    env = raw_env(**config.to_dict(), history=True)
+    env = raw_env(config=config, history=True)
     rng = np.random.default_rng(seed)
     found: list[dict] = []
     for _ in tqdm(range(games), desc="games", unit="game"):

@@ -34,9 +34,7 @@ from agents import load
 from agents.search import SearchAgent
 from agents.search.worlds import World, dealing_order
 from cf_env import ConfigError, RulesConfig, raw_env
-from cf_env.engine.scoring import win_share
-from training.compare import _deals
-from training.evaluate import play, warm_up
+from training.arena import iter_deal_sets, play_rotations, spec_clock, spec_means, warm_up
 from training.stats import t_interval
 from training.workers import WorkerPool, worker_state
 
@@ -66,13 +64,7 @@ class _Shown:
 
     def __init__(self, agent: SearchAgent, env: raw_env) -> None:
         self.agent, self.env, self.shown, self._hands = agent, env, 0, np.zeros(0)
-        read = agent._read
-
-        def _read(obs: np.ndarray, observation: dict, history: np.ndarray | None) -> World:
-            world = read(obs, observation, history)
-            return shown_world(world, self._hands, self.shown) if self.shown else world
-
-        agent._read = _read  # type: ignore[method-assign]
+        agent.world_transform = lambda world: shown_world(world, self._hands, self.shown) if self.shown else world
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         if self.shown and int(observation["action_mask"].sum()) > 1:
@@ -89,7 +81,7 @@ def _state(spec: str, vs: str, config_dict: dict) -> dict:
     if not isinstance(agent, SearchAgent):
         raise ConfigError(f"{spec!r} is not a search agent: only a search's worlds can be shown hands")
     warm_up({spec: agent, vs: other}, config)
-    env = raw_env(**config.to_dict(), history=True)
+    env = raw_env(config=config, history=True)
     return {"config": config, "searcher": _Shown(agent, env), "other": other, "env": env}
 
 
@@ -98,18 +90,13 @@ def play_deal_set(d: int, deals: list[dict], shown: int, seed: int) -> dict:
     and points a game, and its seconds a decision with a choice."""
     state = worker_state()
     config, env, peek, other = state["config"], state["env"], state["searcher"], state["other"]
-    n = config.num_players
     peek.shown = shown
-    wins, points, spent, choices = [], [], 0.0, 0
-    for rot in range(n):
-        clock = np.zeros((n, 4))
-        seats = [peek if seat == rot else other for seat in range(n)]
-        winners, totals = play(env, seats, deals, np.random.default_rng([seed, d, rot]), clock=clock)
-        wins.append(win_share(rot in winners, len(winners)))
-        points.append(totals[rot])
-        spent, choices = spent + clock[rot, 2], choices + int(clock[rot, 3])
-    return {"deal_set": d, "shown": shown, "win": float(np.mean(wins)), "points": float(np.mean(points)),
-            "seconds": spent, "choices": choices}
+    lineup = ["searcher"] + ["other"] * (config.num_players - 1)  # rotation r: the searcher at seat r
+    rows = play_rotations(env, {"searcher": peek, "other": other}, lineup, deals, seed, d)
+    win, mean_points = spec_means(rows, "searcher")
+    clock = spec_clock(rows, "searcher")
+    return {"deal_set": d, "shown": shown, "win": win, "points": mean_points, "seconds": float(clock[2]),
+            "choices": int(clock[3])}
 
 
 def summarize(rows: Sequence[dict], shown: Sequence[int]) -> dict:
@@ -157,7 +144,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.save and Path(args.save).exists():
         rows = [json.loads(line) for line in Path(args.save).read_text().splitlines() if line.strip()]
     done = {(r["shown"], r["deal_set"]) for r in rows}
-    source = _deals(config, args.seed)
+    source = iter_deal_sets(config, args.seed)
     deals = [next(source) for _ in range(args.deal_sets)]
     tasks = [(d, deals[d], k, args.seed) for d in range(args.deal_sets) for k in args.shown if (k, d) not in done]
     with WorkerPool(args.workers, _state, (args.spec, args.vs, config.to_dict())) as pool, \

@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from agents.torch_policy import observation_scale
-from training.distill import _read_shards, _regret, label_rules, split_paths
+from training.distill import choice_regret, label_rules, read_shards, split_paths
 from training.labels import soft_targets
 
 __all__ = ["KINDS", "main", "scan"]
@@ -74,7 +74,7 @@ def _measure(net: _Policy, labels: dict[str, np.ndarray], clear: np.ndarray) -> 
     agree = picks == labels["choice"]
     return {"agreement": round(float(agree.mean()), 4),
             "clear_agreement": round(float(agree[clear].mean()), 4) if clear.any() else None,
-            "regret": round(_regret(picks, labels), 5)}
+            "regret": round(choice_regret(picks, labels), 5)}
 
 
 def scan(folders: Sequence[str | Path], kinds: Sequence[str], shards: int | None = None, epochs: int = 8,
@@ -88,8 +88,8 @@ def scan(folders: Sequence[str | Path], kinds: Sequence[str], shards: int | None
     paths = [Path(f) for f in folders]
     config = label_rules(paths)
     train_paths, test_paths = split_paths(paths, holdout)
-    train = _read_shards(train_paths[:shards], None)
-    test = _read_shards(test_paths, None)
+    train = read_shards(train_paths[:shards], None)
+    test = read_shards(test_paths, None)
     seen = {k: v[:20_000] for k, v in train.items()}
     obs, mask = torch.from_numpy(train["obs"]), torch.from_numpy(train["mask"])
     target = torch.from_numpy(soft_targets(train["q"], train["mask"], train["choice"], temperature))

@@ -34,7 +34,7 @@ POSITIONS = ((0, 0, 0, 0), (0, 10, 10, 10), (0, -10, 10, 20), (20, 0, 0, 0), (40
 
 def round_bank(player: str, games: int, config: RulesConfig, seed: int, progress: bool = True) -> np.ndarray:
     """Every round's points of ``games`` games of ``player`` in every seat: (rounds, seats)."""
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     seats = [load(player, config) for _ in range(config.num_players)]
     rng = np.random.default_rng(seed)
     rounds: list[Sequence[int]] = []

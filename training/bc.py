@@ -39,7 +39,7 @@ def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules:
 
     env_steps = 0
     teacher = load("heuristic", rules)
-    env = raw_env(**rules.to_dict(), reward=cfg.reward, points_scale=cfg.points_scale)
+    env = raw_env(config=rules, reward=cfg.reward, points_scale=cfg.points_scale)
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []
     act_l: list[int] = []

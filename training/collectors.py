@@ -119,7 +119,7 @@ class AecCollector:
     def __init__(self, rules: RulesConfig, num_envs: int, reward: str, points_scale: float, pool: OpponentPool,
                  rng: np.random.Generator, hidden: bool = False) -> None:
         self.rules, self.pool, self.rng, self.hidden = rules, pool, rng, hidden
-        self.envs = [raw_env(**rules.to_dict(), reward=reward, points_scale=points_scale) for _ in range(num_envs)]
+        self.envs = [raw_env(config=rules, reward=reward, points_scale=points_scale) for _ in range(num_envs)]
         self.seats: list[list] = [[] for _ in range(num_envs)]  # per game: LEARNER or the agent at each seat
         self.episode_wins: list[float] = []
         self.episode_points: list[int] = []

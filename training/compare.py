@@ -21,7 +21,7 @@ difference is A's win rate less B's (per seat) in the same games.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,7 @@ import numpy as np
 from agents import Agent, load
 from agents.base import needs_history
 from cf_env import ConfigError, RulesConfig, raw_env
-from cf_env.engine.scoring import win_share
-from training.evaluate import fill_lineup, generate_deals, play, warm_up
+from training.arena import GameRow, fill_lineup, iter_deal_sets, play_rotations, spec_clock, spec_means, warm_up
 from training.results import ResultsFile
 from training.stats import (
     Sprt,
@@ -151,51 +150,15 @@ def _comparer_state(lineups: list[list[str]], config_dict: dict, seed: int, give
         if spec not in built:
             built[spec] = load(spec, config)
     warm_up(built, config)
-    env = raw_env(**config.to_dict(), history=needs_history(built.values()))
+    env = raw_env(config=config, history=needs_history(built.values()))
     return {"built": built, "env": env, "lineups": lineups, "seed": seed}
 
 
-def _play_lineups(d: int, deals: list[dict]) -> list[list[tuple[list[str], list[int], list[int], np.ndarray]]]:
-    """Deal set ``d`` played by every lineup, every seat rotation: (seat specs, winners, totals,
-    each seat's clock as :func:`training.evaluate.play` keeps it)."""
+def _play_lineups(d: int, deals: list[dict]) -> list[list[GameRow]]:
+    """Deal set ``d`` played by every lineup, every seat rotation (:func:`training.arena.play_rotations`)."""
     state = worker_state()
     built, env, seed = state["built"], state["env"], state["seed"]
-    out = []
-    for lineup in state["lineups"]:
-        n = len(lineup)
-        games = []
-        for rot in range(n):
-            seat_specs = [lineup[(s - rot) % n] for s in range(n)]
-            clock = np.zeros((n, 4))
-            winners, totals = play(env, [built[s] for s in seat_specs], deals, np.random.default_rng([seed, d, rot]),
-                                   clock=clock)
-            games.append((seat_specs, winners, totals, clock))
-        out.append(games)
-    return out
-
-
-def _means(games: list[tuple[list[str], list[int], list[int], np.ndarray]], spec: str) -> list[float]:
-    """``spec``'s mean win share and points over its seats in one deal set's games."""
-    wins, points = [], []
-    for seat_specs, winners, totals, _ in games:
-        for seat, s in enumerate(seat_specs):
-            if s == spec:
-                wins.append(win_share(seat in winners, len(winners)))
-                points.append(totals[seat])
-    return [float(np.mean(wins)), float(np.mean(points))]
-
-
-def _clock(games: list[tuple[list[str], list[int], list[int], np.ndarray]], spec: str) -> np.ndarray:
-    """``spec``'s clock summed over its seats in one deal set's games (seconds and decisions, all
-    and with a choice)."""
-    return sum((clock[seat] for seat_specs, _, _, clock in games for seat, s in enumerate(seat_specs) if s == spec),
-               np.zeros(4))
-
-
-def _deals(config: RulesConfig, seed: int) -> Iterator[list[dict]]:
-    rng = np.random.default_rng(seed)
-    while True:
-        yield generate_deals(config, rng)
+    return [play_rotations(env, built, lineup, deals, seed, d) for lineup in state["lineups"]]
 
 
 def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[str | Agent] | None = ("heuristic",),
@@ -279,15 +242,15 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
     bar = tqdm(total=deal_sets, initial=len(rows), desc="compare", unit="deal set", disable=not progress)
     try:
         if verdict is None and len(rows) < deal_sets:
-            deals = _deals(config, seed)
+            deals = iter_deal_sets(config, seed)
             for _ in range(len(rows)):
                 next(deals)  # the deal sets already played
             tasks = ((d, next(deals)) for d in range(len(rows), deal_sets))
             with WorkerPool(workers, _comparer_state, (lineups, config.to_dict(), seed, given), address=address) as pool:
                 for played in pool.imap(_play_lineups, tasks):
-                    row = (_means(played[0], focal[0]), _means(played[-1], focal[1]))
-                    clocks[0] += _clock(played[0], focal[0])
-                    clocks[1] += _clock(played[-1], focal[1])
+                    row = (spec_means(played[0], focal[0]), spec_means(played[-1], focal[1]))
+                    clocks[0] += spec_clock(played[0], focal[0])
+                    clocks[1] += spec_clock(played[-1], focal[1])
                     rows.append(row)
                     if results is not None:
                         results.add(a=row[0], b=row[1])

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cf_env import ChickenFootError, ConfigError, RulesConfig
+from training.fit import FitSettings
 
 __all__ = ["CONFIGS_DIR", "DEFAULT_TEACHER", "DistillConfig", "ExpertConfig", "NetworkTrainerConfig", "PPOConfig",
            "RLlibConfig", "RunConfig", "TeacherConfig", "TrainConfigError", "check_agent_specs", "check_teacher",
@@ -412,12 +413,13 @@ class DistillConfig(TeacherConfig):
     imitation_games: PositiveInt = 1000
     imitation_epochs: PositiveInt = 4
     init_checkpoint: str = ""
-    temperature: NonNegativeFloat = 0.03
+    # the fit's defaults are FitSettings' (one set for labels fit and distillation)
+    temperature: NonNegativeFloat = FitSettings.temperature
     weighting: Literal["none", "stakes"] = "none"
-    epochs: PositiveInt = 10
-    learning_rate: PositiveFloat = 1e-3
-    minibatch: PositiveInt = 256
-    vf_coef: NonNegativeFloat = 0.5
+    epochs: PositiveInt = FitSettings.epochs
+    learning_rate: PositiveFloat = FitSettings.learning_rate
+    minibatch: PositiveInt = FitSettings.minibatch
+    vf_coef: NonNegativeFloat = FitSettings.vf_coef
     holdout: Probability = 0.05
     torch_threads: PositiveInt = 2
     dagger_rounds: NonNegativeInt = 0
@@ -436,6 +438,12 @@ class DistillConfig(TeacherConfig):
         if spec:
             check_agent_specs([spec])
         return spec
+
+    def fit_settings(self) -> FitSettings:
+        """This config's fit (:func:`training.distill.fit`)."""
+        return FitSettings(temperature=self.temperature, epochs=self.epochs, learning_rate=self.learning_rate,
+                           minibatch=self.minibatch, hidden=tuple(self.hidden), vf_coef=self.vf_coef, seed=self.seed,
+                           action_head=self.action_head, weighting=self.weighting, trunk=self.trunk)
 
     @model_validator(mode="after")
     def _one_start(self) -> DistillConfig:

@@ -27,7 +27,6 @@ import json
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import ConfigError, RulesConfig
 from cf_env.observation import SCORE_FACTOR, SCORE_SCALE
 from training.config import DistillConfig
+from training.fit import FitSettings
 from training.labels import (
     collect_shards,
     collection_settings,
@@ -52,8 +52,9 @@ from training.labels import (
 )
 from training.run import StopSignals, TrainingRun, load_weights
 
-__all__ = ["DistillConfig", "DistillRun", "FitSettings", "PackedObs", "agreement", "distill_run", "fit", "imitate",
-           "label_rules", "save_model", "split_labels", "split_paths", "strength", "teacher_regret"]
+__all__ = ["DistillConfig", "DistillRun", "FitSettings", "PackedObs", "agreement", "choice_regret", "distill_run", "fit",
+           "imitate", "label_rules", "read_shards", "save_model", "split_labels", "split_paths", "strength",
+           "teacher_regret"]
 
 
 def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1, limit: int | None = None,
@@ -82,7 +83,7 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
     if temperature:
         _warn_overruled_values(folders, settings, temperature)
     train_paths, test_paths = split_paths(folders, holdout, heldout)
-    return _read_shards(train_paths, limit, temperature, weighting), _read_shards(test_paths, None)
+    return read_shards(train_paths, limit, temperature, weighting), read_shards(test_paths, None)
 
 
 def _warn_overruled_values(folders: Sequence[Path], settings: Sequence[dict[str, Any]], temperature: float) -> None:
@@ -124,7 +125,7 @@ def split_paths(folders: Sequence[Path], holdout: float,
     return paths[:-held], paths[-held:]
 
 
-def _read_shards(paths: list[Path], cap: int | None, temperature: float | None = None,
+def read_shards(paths: list[Path], cap: int | None, temperature: float | None = None,
                  weighting: str = "none") -> dict[str, Any]:
     """The first ``cap`` labels of ``paths`` in one array per key, filled shard by shard (no
     second copy at the peak). With ``temperature``: ready for :func:`fit` (its targets instead of
@@ -266,10 +267,12 @@ def teacher_regret(model: ActorCritic, labels: dict[str, np.ndarray]) -> float:
     over the labelled states (0 when it always picks a best-valued action). Unlike the agreement,
     it counts a near-tie missed as almost nothing and a blunder as much as it costs; each ``q`` is
     the teacher's PIMC mean, so it is as noisy as the teacher's worlds."""
-    return _regret(_network_choices(model, labels), labels)
+    return choice_regret(_network_choices(model, labels), labels)
 
 
-def _regret(picked: np.ndarray, labels: dict[str, np.ndarray]) -> float:
+def choice_regret(picked: np.ndarray, labels: dict[str, np.ndarray]) -> float:
+    """The teacher's value lost, on average, by choosing ``picked`` (one action a label) instead
+    of the teacher's best: ``labels`` must keep the teacher's values (``q``) and masks."""
     q = labels["q"]
     best = np.where(labels["mask"], q, -np.inf).max(axis=1)
     return float((best - q[np.arange(len(q)), picked]).mean()) if len(q) else 0.0
@@ -279,43 +282,10 @@ def _held_out(model: ActorCritic, test: dict[str, np.ndarray]) -> dict[str, floa
     """The agreement and, when the labels keep the teacher's values, the regret: one forward pass."""
     picked = _network_choices(model, test)
     out = {"test_agreement": float((picked == test["choice"]).sum()) / max(len(picked), 1)}
-    return out | ({"test_regret": _regret(picked, test)} if "q" in test else {})
+    return out | ({"test_regret": choice_regret(picked, test)} if "q" in test else {})
 
 
-@dataclass(frozen=True)
-class FitSettings:
-    """How :func:`fit` trains a network.
-
-    temperature: the targets' (0: the teacher's choice; else a softmax over its values);
-    epochs, learning_rate (Adam's, annealed linearly to 0), minibatch, vf_coef (the value loss's
-    weight), max_grad_norm; hidden (a new network's layer widths), trunk (its kind of hidden
-    layer, :data:`agents.torch_policy.TRUNKS`) and action_head (the width of an
-    :class:`~agents.torch_policy.ActionScorer` for a new network, 0: none); seed (torch's: the
-    initial weights and the minibatch order); weighting (each label's weight in the
-    cross-entropy, :func:`training.labels.label_weights`: ``none`` or ``stakes``, scaled to mean 1
-    over the training labels)."""
-
-    temperature: float = 0.02
-    epochs: int = 4
-    learning_rate: float = 3e-4
-    minibatch: int = 256
-    hidden: tuple[int, ...] = (256, 256)
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    seed: int = 0
-    action_head: int = 0
-    weighting: str = "none"
-    trunk: str = "tanh"
-
-    @classmethod
-    def of(cls, cfg: DistillConfig) -> FitSettings:
-        """A distillation config's fit."""
-        return cls(temperature=cfg.temperature, epochs=cfg.epochs, learning_rate=cfg.learning_rate,
-                   minibatch=cfg.minibatch, hidden=tuple(cfg.hidden), vf_coef=cfg.vf_coef, seed=cfg.seed,
-                   action_head=cfg.action_head, weighting=cfg.weighting, trunk=cfg.trunk)
-
-
-def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitSettings(),
+def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings | None = None,
         init: str | ActorCritic | None = None, test: dict[str, np.ndarray] | None = None,
         progress: bool = True) -> tuple[ActorCritic, dict[str, Any]]:
     """A network fitted to ``train`` as ``settings`` say (see the module docstring); with
@@ -325,6 +295,7 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings = FitS
     way)."""
     from tqdm.auto import tqdm
 
+    settings = settings if settings is not None else FitSettings()
     temperature, epochs, minibatch = settings.temperature, settings.epochs, settings.minibatch
     seed = settings.seed
     torch.manual_seed(seed)
@@ -513,7 +484,7 @@ class DistillRun(TrainingRun):
             init = copy.deepcopy(self.start) if isinstance(self.start, ActorCritic) else self.start
             if isinstance(init, ActorCritic) and cfg.imitate and "test_agreement" not in self.warm:
                 self.warm["test_agreement"] = agreement(init, test)
-            model, stats = fit(train, self.rules, FitSettings.of(cfg), init=init, test=test, progress=self.progress)
+            model, stats = fit(train, self.rules, cfg.fit_settings(), init=init, test=test, progress=self.progress)
         save_model(model, self.rules, self.networks[k], {**stats, "imitation": self.warm, "config": cfg.to_dict(),
                                                          "round": k})
         self.model, self.fit_stats, self.test_labels = model, stats, len(test["ret"])

@@ -18,21 +18,29 @@ from __future__ import annotations
 
 import csv
 import json
-import time
 import uuid
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from agents import Agent, load
 from agents.base import needs_history
-from cf_env import ConfigError, Game, IllegalActionError, ObservationEncoder, RulesConfig, raw_env
-from cf_env.engine import action_table, validate_deals
+from cf_env import ConfigError, Game, RulesConfig, raw_env
+from cf_env.engine import validate_deals
 from cf_env.engine.scoring import win_share
+from training.arena import (
+    Played,
+    fill_lineup,
+    generate_deals,
+    play,
+    play_game,
+    play_rotations,
+    warm_up,
+)
 from training.results import ResultsFile
 from training.stats import standard_error, t_interval, wilson_interval
 from training.workers import WorkerLostError, WorkerPool, shared_pool, worker_state
@@ -51,81 +59,6 @@ def short_name(spec: str, width: int = 18) -> str:
         path = Path(spec)
         spec = f"{path.parent.name}/{path.stem}" if path.parent.name else path.stem
     return spec if len(spec) <= width else spec[: width - 1] + "…"
-
-
-def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
-    """Every round's deal of one game, in the engine's scripted-deal format."""
-    n, h = config.num_players, config.hand_size
-    table = action_table(config.max_pip)
-    pairs = [[lo, hi] for lo, hi in zip(table.tile_low, table.tile_high)]
-    deals = []
-    for _ in range(config.rounds):  # one shuffle a round, as the engine deals it (Game._start_round)
-        order = rng.permutation(config.num_tiles).tolist()
-        deals.append({"hands": [[pairs[t] for t in order[i * h:(i + 1) * h]] for i in range(n)],
-                      "boneyard": [pairs[t] for t in order[n * h:]]})
-    return deals
-
-
-class Played(NamedTuple):
-    """What :func:`play` reports of a finished game."""
-
-    winners: list[int]  #: seats that share the win (R16)
-    totals: list[int]  #: each seat's points
-
-
-def play(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
-         seed: int | None = None, clock: np.ndarray | None = None) -> Played:
-    """Play one whole game with ``seats[i]`` at seat ``i`` in ``env``'s compiled core (no
-    :class:`Game` is built; :func:`play_game` when you want one); returns its winners and totals.
-    ``clock``, an ``(n, 4)`` float array, gets per seat: seconds in ``act``, decisions, and the
-    same two over decisions with more than one legal action."""
-    env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
-    _play_out(env, seats, rng, clock)
-    return Played(env.winners, env.totals)
-
-
-def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
-              seed: int | None = None, clock: np.ndarray | None = None) -> Game:
-    """:func:`play`, stepped in the engine's :class:`Game` (every hand and the whole event log in
-    view afterwards), which it returns finished."""
-    env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
-    game = env.game  # the env steps this Game from here on
-    assert game is not None
-    _play_out(env, seats, rng, clock)
-    return game
-
-
-def _play_out(env: raw_env, seats: Sequence[Agent], rng: np.random.Generator, clock: np.ndarray | None) -> None:
-    """The game in ``env`` played to its end by ``seats`` (see :func:`play`). An illegal action is an
-    :class:`IllegalActionError` that names the agent that chose it, not only its seat."""
-    try:
-        _play_turns(env, seats, rng, clock)
-    except IllegalActionError as exc:  # the raw env changed nothing: agent_selection is the one that chose
-        seat = env.agent_name_mapping[env.agent_selection]
-        who = getattr(seats[seat], "name", type(seats[seat]).__name__)
-        raise IllegalActionError(f"agent {who!r} (seat {seat}, {env.agent_selection}) chose an illegal action: "
-                                 f"{exc}") from None
-
-
-def _play_turns(env: raw_env, seats: Sequence[Agent], rng: np.random.Generator, clock: np.ndarray | None) -> None:
-    seat_of = env.agent_name_mapping
-    while not env.game_over:
-        agent = env.agent_selection
-        seat = seat_of[agent]
-        obs = env.observe(agent)
-        if clock is None:
-            env.step(seats[seat].act(obs, rng))
-            continue
-        start = time.perf_counter()
-        action = seats[seat].act(obs, rng)
-        spent = time.perf_counter() - start
-        clock[seat, 0] += spent
-        clock[seat, 1] += 1
-        bits = env.legal_bits
-        if bits & (bits - 1):  # more than one legal action
-            clock[seat, 2] += spent
-            clock[seat, 3] += 1
-        env.step(action)
 
 
 class DealSetHook(Protocol):
@@ -249,19 +182,6 @@ class EvalReport:
         plt.close(fig)
 
 
-def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
-    """One untimed decision per agent, so that compiling (numba) or loading is not counted in the
-    time per decision."""
-    game = Game(config, seed=0)
-    while len(game.legal_actions()) < 2 and not game.is_over:
-        game.apply(game.legal_actions()[0])
-    if game.is_over:
-        return
-    observation = ObservationEncoder(config).observe(game, history=True)
-    for agent in built.values():
-        agent.act(observation, np.random.default_rng(0))
-
-
 def _evaluator_state(config_dict: dict, built: dict[str, Agent] | None = None, run: str | None = None) -> dict:
     """An evaluating worker's state (:class:`training.workers.WorkerPool`'s initializer): the rules,
     and the agents of the evaluation it plays for (``run``; ``built`` ones as given, the others
@@ -282,7 +202,7 @@ def _agents_for(state: dict, run: str, specs: list[str]) -> tuple[dict[str, Agen
         built.update(new)
     history = needs_history([built[s] for s in specs])
     if history not in state["envs"]:
-        state["envs"][history] = raw_env(**config.to_dict(), history=history)
+        state["envs"][history] = raw_env(config=config, history=history)
     return built, state["envs"][history]
 
 
@@ -293,27 +213,14 @@ def _play_deal_sets(run: str, specs: list[str], seed: int, keep: bool, hook: Dea
     per deal set, per game (seat specs, winners, totals, clock, the game's record when ``keep``,
     seconds the game took), and what the hook returned."""
     built, env = _agents_for(worker_state(), run, specs)
-    n = len(specs)
     out = []
     for d, given_deals in enumerate(chunk, start=first):
         deals = validate_deals(given_deals, env.config)  # once for every rotation (the games do not check them again)
-        played_games, games, seatings = [], [], []
-        for rot in range(n):
-            seat_specs = [specs[(s - rot) % n] for s in range(n)]
-            seatings.append(seat_specs)
-            clock = np.zeros((n, 4))
-            start = time.perf_counter()
-            seated, rng = [built[s] for s in seat_specs], np.random.default_rng([seed, d, rot])
-            if keep or hook is not None:  # the engine's Game is wanted: step it
-                game = play_game(env, seated, deals, rng, clock=clock)
-                winners, totals, saved = game.winners, game.totals, game.to_record() if keep else None
-                if hook is not None:
-                    games.append(game)  # reset() makes a new engine game: this one stays as it ended
-            else:
-                winners, totals = play(env, seated, deals, rng, clock=clock)
-                saved = None
-            played_games.append((seat_specs, winners, totals, clock, saved, time.perf_counter() - start))
-        hooked = hook(d, games, seatings, {s: built[s] for s in specs}) if hook is not None else None
+        games: list[Game] | None = [] if keep or hook is not None else None  # the engine's Games are wanted
+        rows = play_rotations(env, built, specs, deals, seed, d, engine_games=games)
+        played_games = [(r.seats, r.winners, r.totals, r.clock, games[i].to_record() if keep and games else None,
+                         r.seconds) for i, r in enumerate(rows)]
+        hooked = hook(d, games or [], [r.seats for r in rows], {s: built[s] for s in specs}) if hook is not None else None
         out.append((played_games, hooked))
     return out
 
@@ -385,22 +292,6 @@ class GameSaver:
         (self.folder / "index.json").write_text(json.dumps({"agent": self.agent, "worst": self.worst,
                                                             "games": self.index}, indent=1), encoding="utf-8")
         return [self.folder / item["file"] for item in self.index]
-
-
-def fill_lineup(lineup: Sequence[str | Agent], num_players: int) -> list[str | Agent]:
-    """``lineup`` with its last agent repeated into the seats it leaves empty (``["net.pt",
-    "greedy"]`` at four seats is the network against three greedy players), as ``chickenfoot
-    eval`` fills them.
-
-    Raises:
-        ConfigError: the lineup is empty or names more agents than the game has seats.
-    """
-    lineup = list(lineup)
-    if not lineup:
-        raise ConfigError("the lineup names no agent")
-    if len(lineup) > num_players:
-        raise ConfigError(f"the lineup names {len(lineup)} agents but the game has {num_players} seats")
-    return lineup + [lineup[-1]] * (num_players - len(lineup))
 
 
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
@@ -597,7 +488,8 @@ def win_rates(agent: Agent, config: RulesConfig, opponents: dict[str, Agent], de
 
 
 def __getattr__(name: str) -> Any:
-    """``compare`` and ``Comparison`` live in :mod:`training.compare` (they build on this module)."""
+    """``compare`` and ``Comparison`` live in :mod:`training.compare` (both build on
+    :mod:`training.arena`); this name stays for code written against 0.1."""
     if name in ("compare", "Comparison"):
         from training import compare as module
 

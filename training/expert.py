@@ -63,7 +63,7 @@ def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidde
     built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
     warm_up(built, config)  # compile the search kernels before the clock runs
     return {"config": config, "teacher": built[teacher], "model": model, "opponents": built,
-            "opponent_specs": opponents, "env": raw_env(**config.to_dict(), history=needs_history(built.values()))}
+            "opponent_specs": opponents, "env": raw_env(config=config, history=needs_history(built.values()))}
 
 
 SAMPLE_KEYS = ("obs", "mask", "q", "choice", "ret")  #: what a sample keeps (samples.npz)

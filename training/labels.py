@@ -233,7 +233,7 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
     start = time.perf_counter()
     n, a_count, t_count = config.num_players, config.num_actions, config.num_tiles
     if env is None:
-        env = raw_env(**config.to_dict(), history=bool(getattr(teacher, "needs_history", False)))
+        env = raw_env(config=config, history=bool(getattr(teacher, "needs_history", False)))
     rows: dict[str, list] = {k: [] for k in LABEL_KEYS}
     decisions = rollout_decisions = 0
     teacher_seconds = 0.0

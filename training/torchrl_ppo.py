@@ -55,7 +55,7 @@ def make_env(rules: RulesConfig, reward: str = "relative", seed: int | None = No
     """TorchRL's PettingZooWrapper over our AEC env; illegal actions raise."""
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
-    aec = raw_env(**rules.to_dict(), reward=reward, illegal_action="raise")
+    aec = raw_env(config=rules, reward=reward, illegal_action="raise")
     env = PettingZooWrapper(aec, use_mask=True, group_map={GROUP: list(aec.possible_agents)},
                             categorical_actions=True, seed=seed)
     return env

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from collections.abc import Callable
@@ -82,7 +83,7 @@ class SearchAgent:
         # a world is round 0 of the longest game of these rules: its round's end starts round 1 (the
         # rollout stops there), and even rounds that end before any decision (1-tile hands) do not
         # reach the game's end, whose reset would clear round 0's scores
-        self._consts = make_consts(RulesConfig(**{**config.to_dict(), "rounds": config.max_pip + 1}), "points", 1.0)
+        self._consts = make_consts(dataclasses.replace(config, rounds=config.max_pip + 1), "points", 1.0)
         self._offsets = observation_offsets(self.encoder)
         self._network = None
         if rollout in ROLLOUTS:
@@ -110,6 +111,10 @@ class SearchAgent:
         if algo == "ismcts":
             self._tree = new_tree(config.num_actions)
         self.last_search: dict[str, Any] = {}
+        #: a plug-in point: a function applied to each decision's :class:`World` (the sampler's
+        #: inputs, read from the observation) before its worlds are dealt; None leaves it as read
+        #: (the lab's shown-hands study, ``lab/peek.py``, deals some true hands through it)
+        self.world_transform: Callable[[World], World] | None = None
 
     def _world_state(self, games: int) -> State:
         """Kernel state for ``games`` worlds; the later rounds' deals are placeholders (a search
@@ -188,10 +193,11 @@ class SearchAgent:
         agent's inference: the history for ``policy``, the belief's probabilities for ``belief``
         (both for ``both``),
         the observation's ``hands`` entry for ``oracle``)."""
-        return read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
-                                self.infer, self.keep, history, self.temp, self.proposals, self._tables,
-                                self._belief.seat_rows(obs) if self._belief is not None else None,
-                                observation.get("hands"))
+        world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
+                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables,
+                                 self._belief.seat_rows(obs) if self._belief is not None else None,
+                                 observation.get("hands"))
+        return self.world_transform(world) if self.world_transform is not None else world
 
     def _budget(self, start: float, done: int, per_unit: float) -> int:
         """How many more worlds/iterations to run in the next compiled call (0: stop). Calls last

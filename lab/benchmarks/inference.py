@@ -50,7 +50,7 @@ def main() -> dict:
     specs = args.lineup * n if len(args.lineup) == 1 else args.lineup
     seats = [load(s, config) for s in specs]
     encoder = ObservationEncoder(config)
-    env = raw_env(**config.to_dict(), history=True)
+    env = raw_env(config=config, history=True)
     rng = np.random.default_rng(args.seed)
     share = {m: [] for m in MODES}
     late = {m: [] for m in MODES}

@@ -260,7 +260,7 @@ def test_following_the_event_log_gives_the_terms_of_playing_again() -> None:
     from training.evaluate import play_game
 
     config = RulesConfig(max_pip=6, num_players=3, hand_size=5, rounds=3)
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     seats = [HeuristicAgent(config)] * 3
     value = LuckValue(config, hidden=8)
     for seed in range(4):

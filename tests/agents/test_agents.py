@@ -21,7 +21,7 @@ CONFIGS = [RulesConfig(), RulesConfig(num_players=2, max_pip=6, rounds=3),
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_baselines_only_choose_legal_actions(config):
-    env = raw_env(**config.to_dict())  # raw_env raises on any illegal action
+    env = raw_env(config=config)  # raw_env raises on any illegal action
     rng = np.random.default_rng(0)
     lineups = [[GreedyAgent(config)] * config.num_players, [HeuristicAgent(config)] * config.num_players,
                [HeuristicAgent(config), GreedyAgent(config)] + [RandomAgent(config)] * (config.num_players - 2)]
@@ -34,7 +34,7 @@ def test_baselines_only_choose_legal_actions(config):
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_play_on_the_compiled_core_and_play_game_on_the_engine_agree(config):
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     lineup = [HeuristicAgent(config), GreedyAgent(config)] + [RandomAgent(config)] * (config.num_players - 2)
     for k in range(4):
         clocks = np.zeros((2, config.num_players, 4))
@@ -105,7 +105,7 @@ def _reference_heuristic_scores(agent: HeuristicAgent, observation: dict) -> tup
 def test_heuristic_kernel_matches_the_reference_and_batches(config):
     weights = dict(zip(HeuristicAgent.DEFAULT_WEIGHTS, np.random.default_rng(5).uniform(0, 3, 9).tolist()))
     agents_ = [HeuristicAgent(config), HeuristicAgent(config, weights)]
-    env, rng = raw_env(**config.to_dict()), np.random.default_rng(1)
+    env, rng = raw_env(config=config), np.random.default_rng(1)
     obs_rows, mask_rows, chosen = [], [], []
     for seed in range(6):
         env.reset(seed=seed)
@@ -156,7 +156,7 @@ def test_checkpoint_save_load_identical_actions(tmp_path):
     loaded = load(str(path), config)
     loaded.deterministic = False
     assert isinstance(loaded, TorchAgent)
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     a = play_game(env, [original] * 3, None, np.random.default_rng(5), seed=11).to_record()
     b = play_game(env, [loaded] * 3, None, np.random.default_rng(5), seed=11).to_record()
     assert a == b
@@ -232,7 +232,7 @@ def test_shipped_checkpoints_load_and_play():
     for name, players in (("strong-4p", 4), ("strong-2p", 2)):
         config = RulesConfig(num_players=players, rounds=1)
         agent = load(f"zoo:{name}", config)
-        env = raw_env(**config.to_dict())
+        env = raw_env(config=config)
         network = Checked(agent)
         game = play_game(env, [network] + [GreedyAgent(config)] * (players - 1), None, np.random.default_rng(0), seed=1)
         assert len(game.round_scores) == 1 and network.choices > 0
@@ -256,7 +256,7 @@ def test_a_checkpoint_spec_with_a_temperature_samples_its_policy(tmp_path):
     plain, hot = load("zoo:strong-2p", config), load("zoo:strong-2p:temperature=2", config)
     assert plain.deterministic and not hot.deterministic and hot.temperature == 2.0
     assert agents.spec_rules("zoo:strong-2p:temperature=2") == agents.spec_rules("zoo:strong-2p")
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     env.reset(seed=3)
     observation = env.observe(env.agent_selection)
     legal = np.flatnonzero(observation["action_mask"])
@@ -310,7 +310,7 @@ def test_the_shipped_named_specs_are_valid_players():
         rules = agents.spec_rules(settings.rollout) or RulesConfig()
         config = RulesConfig(**{**rules.to_dict(), "rounds": 1})
         agent = load(f"zoo:{name}", config)
-        env = raw_env(**config.to_dict(), history=agent.needs_history)
+        env = raw_env(config=config, history=agent.needs_history)
         searcher = Checked(agent)
         game = play_game(env, [searcher] + [GreedyAgent(config)] * (config.num_players - 1), None,
                          np.random.default_rng(0), seed=2)

@@ -32,7 +32,7 @@ from agents import load
 from cf_env import RulesConfig, raw_env
 from training.labels import collect_labels
 config = RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=2)
-env = raw_env(**config.to_dict(), history=True)
+env = raw_env(config=config, history=True)
 env.reset(seed=3)
 specs = ['search:ms=0:sims=8:race=2', 'search:algo=ismcts:ms=0:sims=20', 'search:ms=0:sims=4:infer=policy',
          'search:ms=0:sims=4:rollout=random', 'search:ms=0:sims=4:rollout=greedy:value=win']

@@ -126,7 +126,7 @@ def test_a_seats_round_value_follows_the_valuations_definition(value):
 @pytest.mark.parametrize("spec", ["search:ms=0:sims=4", "search:algo=ismcts:ms=0:sims=30:rollout=greedy",
                                   "search:ms=0:sims=3:rollout=random:keep=0.5", "search:ms=0:sims=4:value=joint"])
 def test_search_plays_legal_whole_games(config, spec):
-    env = raw_env(**config.to_dict())  # raw_env raises on any illegal action
+    env = raw_env(config=config)  # raw_env raises on any illegal action
     agent = Checked(agents.load(spec, config))
     others = [HeuristicAgent(config), RandomAgent(config)]
     seats = [agent] + [others[i % 2] for i in range(config.num_players - 1)]
@@ -138,7 +138,7 @@ def test_search_plays_legal_whole_games(config, spec):
 
 def test_a_seed_fixes_the_decisions_without_a_clock():
     config = RulesConfig(num_players=3, max_pip=6, rounds=2)
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     records = []
     for _ in range(2):
         seats = [agents.load("search:algo=ismcts:ms=0:sims=40", config), HeuristicAgent(config),
@@ -149,7 +149,7 @@ def test_a_seed_fixes_the_decisions_without_a_clock():
 
 def test_the_time_budget_is_kept():
     config = RulesConfig()
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     agent = agents.load("search:ms=15", config)
     heuristic = HeuristicAgent(config)
     env.reset(seed=3)
@@ -173,7 +173,7 @@ def test_the_time_budget_is_kept():
 
 def test_sims_caps_the_search_under_any_clock():
     config = RulesConfig()
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     for spec, sims in (("search:ms=60000:sims=7", 7), ("search:algo=ismcts:ms=60000:sims=25", 25),
@@ -375,7 +375,7 @@ def test_a_checkpoint_plays_the_rollouts_in_batches(monkeypatch):
     monkeypatch.setattr(TorchAgent, "act_batch", recording)
     config = RulesConfig(rounds=1)
     agent = Checked(agents.load("search:rollout=zoo:strong-4p:ms=0:sims=2", config))
-    env = raw_env(**config.to_dict())
+    env = raw_env(config=config)
     play_game(env, [agent] + [HeuristicAgent(config)] * 3, None, np.random.default_rng(0), seed=2)
     assert agent.searched == agent.choices > 0
     # each step of a chunk is one forward pass over every unfinished (world, action) rollout: at least

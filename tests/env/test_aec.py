@@ -84,7 +84,7 @@ def _step(e, move: str) -> None:
 
 def _foot_env():
     config = RulesConfig(max_pip=4, num_players=2, hand_size=5, rounds=1, center_arms=2)
-    e = env(**config.to_dict())
+    e = env(config=config)
     e.reset(options={"deals": [deal(config, [["4-4", "0-4", "1-2", "0-2", "1-3"],
                                              ["1-4", "1-1", "0-1", "3-3", "2-3"]])]})
     return e
@@ -113,7 +113,7 @@ def test_forced_centre_arms_and_toes_in_the_mask():
 
 def _draw_env(top, **kw):
     config = RulesConfig(max_pip=3, num_players=2, hand_size=2, rounds=1, center_arms=1, **kw)
-    e = env(**config.to_dict())
+    e = env(config=config)
     e.reset(options={"deals": [deal(config, [["3-3", "0-3"], ["1-1", "1-2"]], top=top)]})
     return e
 
@@ -140,7 +140,7 @@ def test_draw_only_then_play_or_keep_then_unplayable_moves_on():
 
 def test_pass_only_with_empty_boneyard():
     config = RulesConfig(max_pip=2, num_players=2, hand_size=2, rounds=1, center_arms=1)
-    e = env(**config.to_dict())
+    e = env(config=config)
     e.reset(options={"deals": [deal(config, [["2-2", "1-2"], ["0-0", "0-1"]], top=["0-2", "1-1"])]})
     for move in ("draw", "2>0", "draw", "0>1", "1>1"):
         _step(e, move)
@@ -289,7 +289,7 @@ def _swap_deal(config: RulesConfig, seed: int, a: int, b: int):
 def test_observation_does_not_see_hidden_tiles(seed):
     config = RulesConfig(num_players=4, rounds=1)
     original, swapped = _swap_deal(config, seed, 1, 2)
-    e1, e2 = env(**config.to_dict()), env(**config.to_dict())
+    e1, e2 = env(config=config), env(config=config)
     e1.reset(options={"deals": [original]})
     e2.reset(options={"deals": [swapped]})
     for seat in (0, 3):
@@ -530,7 +530,7 @@ def test_history_hides_what_the_observation_hides():
             continue
         envs = []
         for g in (game, swapped):
-            e = env(history=True, **config.to_dict())
+            e = env(history=True, config=config)
             e.reset_to_game(g)
             envs.append(e)
         for seat in (0, 3):

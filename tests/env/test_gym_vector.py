@@ -48,7 +48,7 @@ def test_games_match_the_aec_env_on_the_same_deals(config, seat, reward, opponen
     assert (envs._stretch is None) == (opponent == "two heuristics")
     obs, info = envs.reset(seed=0, options={"deals": deals})
     rng = np.random.default_rng(0)
-    refs = [raw_env(**config.to_dict(), reward=reward) for _ in range(games)]
+    refs = [raw_env(config=config, reward=reward) for _ in range(games)]
     learner = refs[0].possible_agents[seat]
 
     def to_learner(env):  # the opponents' moves; what the learner earned on the way
@@ -182,6 +182,10 @@ def test_bad_input_is_refused_and_changes_nothing():
         ChickenFootVectorEnv(4, opponents=[3, "random"], config=SMALL)
     with pytest.raises(ConfigError, match="history"):
         ChickenFootVectorEnv(4, history=True)
+    with pytest.raises(ConfigError, match="vectorization_mode='sync'"):
+        gymnasium.make_vec("ChickenFoot-v1", num_envs=2, render_mode="ansi")
+    with pytest.raises(ConfigError, match=r"unknown arguments \['num_player'\]"):
+        ChickenFootVectorEnv(4, num_player=3)
     with pytest.raises(ConfigError, match="not both"):
         ChickenFootVectorEnv(4, config=SMALL, num_players=3)
     with pytest.raises(ConfigError, match="learner_seat"):

@@ -41,7 +41,7 @@ def test_vector_matches_aec_env_step_by_step(config, reward):
     deals = [_full_deals(config, 1000 * g + 7) for g in range(games)]
     vg = VectorGame(config, num_games=games, reward=reward, points_scale=50)
     obs, mask, seat = vg.reset(seed=0, deals=deals)
-    envs = [raw_env(**config.to_dict(), reward=reward, points_scale=50) for _ in range(games)]
+    envs = [raw_env(config=config, reward=reward, points_scale=50) for _ in range(games)]
     for env, d in zip(envs, deals):
         env.reset(options={"deals": d})
     live = np.ones(games, dtype=bool)

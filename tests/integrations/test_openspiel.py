@@ -83,7 +83,7 @@ def test_same_deal_and_actions_as_the_env(rules, games):
             if not state.is_terminal():
                 decisions.append((state.current_player(), state.legal_actions(), state.observation_tensor(),
                                   state.history()[-1] if state.history() else None))
-        env = raw_env(**rules.to_dict(), reward="win")
+        env = raw_env(config=rules, reward="win")
         env.reset(options={"deals": state.deals()})
         returns = np.zeros(rules.num_players)
         actions = state.engine.actions()
@@ -101,7 +101,7 @@ def test_same_deal_and_actions_as_the_env(rules, games):
 
 def test_state_from_game_rebuilds_an_engine_game():
     rules = RulesConfig(num_players=3, max_pip=6, rounds=3)
-    env = raw_env(**rules.to_dict())
+    env = raw_env(config=rules)
     heuristic = agents.load("heuristic", rules)
     env.reset(seed=5)
     rng = np.random.default_rng(1)
@@ -148,7 +148,7 @@ def test_openspiel_ismcts_plays_whole_games_with_the_resampler():
     bot = ISMCTSBot(game, RandomRolloutEvaluator(1, np.random.RandomState(0)), 1.0, 25,
                     random_state=np.random.RandomState(1))
     bot.set_resampler(lambda state, player: resampler(state, player, rng))
-    env = raw_env(**rules.to_dict())
+    env = raw_env(config=rules)
     seats = [BotAgent(bot, rules, lambda: env.game, name="ismcts"), agents.load("heuristic", rules)]
     for k in range(3):
         finished = play_game(env, seats[k % 2:] + seats[:k % 2], None, np.random.default_rng(k), seed=k)
