@@ -42,25 +42,22 @@ CONFIG = RulesConfig()
 
 def vector_rate(opponent: str, num_envs: int, seconds: float, seed: int) -> float:
     envs = cf_env.vector_env(num_envs, opponents=opponent, learner_seat="random", reward="relative", config=CONFIG)
-    _, info = envs.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(5):  # warm-up
-        _, _, _, _, info = envs.step(random_legal_actions(info["action_mask"], rng))
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        _, _, _, _, info = envs.step(random_legal_actions(info["action_mask"], rng))
-        steps += num_envs
-    return steps / (time.perf_counter() - start)
+    return _rate(envs, seconds, seed)
 
 
 def sync_rate(opponent: str, num_envs: int, seconds: float, seed: int) -> float:
     def make() -> gymnasium.Env:
         agent = agents.load(opponent, CONFIG)
         return gymnasium.make("ChickenFoot-v1", opponents=[agent] * 3, learner_seat="random", reward="relative",
-                              **CONFIG.to_dict())
+                              config=CONFIG)
 
     envs = gymnasium.vector.SyncVectorEnv([make for _ in range(num_envs)],
                                           autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+    return _rate(envs, seconds, seed)
+
+
+def _rate(envs: gymnasium.vector.VectorEnv, seconds: float, seed: int) -> float:
+    """Learner steps a second of ``envs`` for about ``seconds``, the learner random legal, after a warm-up."""
     _, info = envs.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(5):
@@ -68,7 +65,7 @@ def sync_rate(opponent: str, num_envs: int, seconds: float, seed: int) -> float:
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         _, _, _, _, info = envs.step(random_legal_actions(info["action_mask"], rng))
-        steps += num_envs
+        steps += envs.num_envs
     return steps / (time.perf_counter() - start)
 
 

@@ -65,3 +65,14 @@ def random_positions(config: RulesConfig, seed: int = 0, count: int = 40) -> lis
         out.append((game.clone(), game.current_player))
         game.apply(int(rng.choice(game.legal_actions())))
     return out
+
+
+def full_deals(config: RulesConfig, seed: int) -> list[dict]:
+    """Every round's deal of a whole game (the engine's record format), the game played out with
+    random legal moves from ``seed``: deals to script into another engine or env."""
+    game = Game(config, seed=seed)
+    rng = np.random.default_rng(seed)
+    while not game.is_over:
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.integers(len(legal)))])
+    return game.to_record()["deals"]

@@ -50,7 +50,7 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
           time_limit_minutes: float | None = None) -> dict[str, Any]:
     """Train for ``steps`` learner decisions; write ``out/model.pt`` (our format); return a summary.
     ``time_limit_minutes`` stops the run at that wall-clock time: the steps are then run as epochs
-    of 5,000, and the trainer's ``stop_fn`` ends it after the epoch in which the time ran out."""
+    of 1,000, and the trainer's ``stop_fn`` ends it after the epoch in which the time ran out."""
     from tianshou.algorithm import DQN
     from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
     from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -77,7 +77,7 @@ def train(rules: RulesConfig, opponents: list[str], steps: int, out: Path, seed:
     train_collector.reset()
     train_collector.collect(n_step=min(1000, steps))  # warm-up transitions before the first update
     start = time.time()
-    chunk = min(steps, 5000) if time_limit_minutes else steps
+    chunk = min(steps, 1000) if time_limit_minutes else steps
     deadline = time.monotonic() + (time_limit_minutes or 0) * 60
     result = algo.run_training(OffPolicyTrainerParams(
         training_collector=train_collector, test_collector=test_collector, max_epochs=-(-steps // chunk),

@@ -11,20 +11,12 @@ from gymnasium.vector.utils import batch_space
 
 import cf_env
 from agents import GreedyAgent, HeuristicAgent, RandomAgent
-from cf_env import ConfigError, Game, IllegalActionError, RulesConfig, raw_env
+from cf_env import ConfigError, IllegalActionError, RulesConfig, raw_env
 from cf_env.gym_vector import ChickenFootVectorEnv
 from cf_env.vector import random_legal_actions
+from tests.scripted import full_deals
 
 SMALL = RulesConfig(max_pip=6, num_players=3, hand_size=5, rounds=3)
-
-
-def _deals(config: RulesConfig, seed: int) -> list:
-    game = Game(config, seed=seed)
-    rng = np.random.default_rng(seed)
-    while not game.is_over:
-        legal = game.legal_actions()
-        game.apply(legal[int(rng.integers(len(legal)))])
-    return game.to_record()["deals"]
 
 
 def _first_legal(mask: np.ndarray) -> np.ndarray:
@@ -41,7 +33,7 @@ def test_games_match_the_aec_env_on_the_same_deals(config, seat, reward, opponen
     observation, mask and reward, the end of each game, its final observation and results are
     the AEC env's."""
     games = 12
-    deals = [_deals(config, 100 + g) for g in range(games)]
+    deals = [full_deals(config, 100 + g) for g in range(games)]
     heuristic = GreedyAgent(config) if opponent == "greedy" else HeuristicAgent(config)
     opponents = [HeuristicAgent(config), HeuristicAgent(config)] if opponent == "two heuristics" else opponent
     envs = ChickenFootVectorEnv(games, opponents=opponents, learner_seat=seat, reward=reward, config=config)

@@ -8,8 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from cf_env import Game, IllegalActionError, ResetNeededError, RulesConfig, raw_env
+from cf_env import IllegalActionError, ResetNeededError, RulesConfig, raw_env
 from cf_env.vector import VectorGame, random_legal_actions
+from tests.scripted import full_deals
 
 CONFIGS = [
     RulesConfig(),
@@ -25,20 +26,11 @@ CONFIGS = [
 ]
 
 
-def _full_deals(config: RulesConfig, seed: int) -> list[dict]:
-    game = Game(config, seed=seed)
-    rng = np.random.default_rng(seed)
-    while not game.is_over:
-        legal = game.legal_actions()
-        game.apply(legal[int(rng.integers(len(legal)))])
-    return game.to_record()["deals"]
-
-
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"p{c.num_players}d{c.max_pip}a{c.center_arms}{c.draw_rule[0]}")
 @pytest.mark.parametrize("reward", ["win", "points", "relative"])
 def test_vector_matches_aec_env_step_by_step(config, reward):
     games = 48 if config.max_pip < 12 else 16  # 1056 scripted games over the 30 cases
-    deals = [_full_deals(config, 1000 * g + 7) for g in range(games)]
+    deals = [full_deals(config, 1000 * g + 7) for g in range(games)]
     vg = VectorGame(config, num_games=games, reward=reward, points_scale=50)
     obs, mask, seat = vg.reset(seed=0, deals=deals)
     envs = [raw_env(config=config, reward=reward, points_scale=50) for _ in range(games)]
