@@ -44,6 +44,7 @@ A device string is ``cpu``, ``cuda``, ``cuda:N`` or ``auto`` (:func:`check_devic
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -104,9 +105,16 @@ def named_spec(name: str) -> str | None:
 
 def parse_spec(spec: object) -> AgentSpec:
     """What ``spec`` names (see the module docstring); :class:`AgentSpecError` for a spec that
-    cannot name anything (not a string, empty, ``search:`` followed by no ``name=value``)."""
+    cannot name anything (not a string, empty, ``search:`` followed by no ``name=value``). A spec
+    is parsed once per process: the CLI's checks, the rules reader and the loader that each ask
+    get the same value (treat its ``params`` as read-only)."""
     if not isinstance(spec, str):
         raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
+    return _parse(spec)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(spec: str) -> AgentSpec:
     if not spec:
         raise AgentSpecError(f"an agent spec is empty; use one of {list(BASELINE_NAMES)}, search[:name=value...], "
                              f"a checkpoint path or zoo:NAME")
