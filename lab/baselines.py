@@ -85,15 +85,17 @@ def run(algorithm: str, minutes: float, deal_sets: int, runs: Path) -> dict[str,
     report = RESULTS / f"{name}.eval.json"
     subprocess.run([str(BIN / "chickenfoot"), "eval", spec, "heuristic", "--players", "4", "--deal-sets",
                     str(deal_sets), "--workers", "2", "--json", str(report), "--no-progress"], check=True, cwd=ROOT)
-    evaluation = json.loads(report.read_text())
     row = {"algorithm": algorithm, "budget_minutes": minutes, "train_seconds": round(train_seconds, 1),
-           "command": " ".join(" ".join(c) for c in steps), "model": str(model), "eval": evaluation}
+           "command": " ".join(" ".join(c) for c in steps), "model": str(model), "eval_file": report.name}
     result_file.write_text(json.dumps(row, indent=2))
     return row
 
 
 def report() -> None:
     rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*min.json"))]
+    for row in rows:  # the evaluation beside the row (every deal set's results: the samples)
+        row["eval"] = json.loads((RESULTS / row.get("eval_file", f"{row['algorithm']}-{row['budget_minutes']:g}min"
+                                                               f".eval.json")).read_text())
     lines = ["| algorithm | budget | wall time to train | win rate, 1 vs 3 heuristic | games |", "|---|---|---|---|---|"]
     points: dict[str, list[tuple[float, float, float, float]]] = {}
     for row in sorted(rows, key=lambda r: (r["algorithm"], r["budget_minutes"])):
@@ -102,7 +104,9 @@ def report() -> None:
                      f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {games} |")
         points.setdefault(row["algorithm"], []).append((row["train_seconds"] / 60, rate, lo, hi))
     (RESULTS / "table.md").write_text("\n".join(lines) + "\n")
-    (RESULTS / "table.json").write_text(json.dumps(rows, indent=2))
+    summary = [{k: v for k, v in row.items() if k != "eval"} | dict(zip(("win_rate", "ci_low", "ci_high", "games"),
+                                                                         _win(row["eval"]))) for row in rows]
+    (RESULTS / "table.json").write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))
     import matplotlib
 
