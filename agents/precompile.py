@@ -15,7 +15,9 @@ What it plays, on 4-player double-nine (the kernels' types, and so their cached 
 for every rule set): a few decisions of the AEC env's compiled core (:mod:`cf_env.core`), a few
 decisions of heuristic games on :class:`cf_env.vector.VectorGame` in one
 thread and in numba's threads (:data:`cf_env.vector.PARALLEL_MIN_GAMES` games), the heuristic
-agent's scalar and batched scoring, and one searched decision per ``--spec`` (by default the racing
+agent's scalar and batched scoring, a few steps of the vector env (:mod:`cf_env.gym_vector`) with
+heuristic opponents in both (its subset steps, the heuristic's compiled stretches, final views and
+new deals), and one searched decision per ``--spec`` (by default the racing
 and the plain PIMC, the label collection's teacher and the ``search`` agent). It needs only the core
 dependencies (numpy and numba), not torch. Each part's seconds are printed; a part whose kernels are
 cached takes a second or two.
@@ -30,6 +32,7 @@ import numpy as np
 
 from agents.baselines import HeuristicAgent
 from cf_env import RulesConfig, raw_env
+from cf_env.gym_vector import ChickenFootVectorEnv
 from cf_env.vector import PARALLEL_MIN_GAMES, VectorGame
 
 __all__ = ["DEFAULT_SPECS", "describe", "precompile"]
@@ -74,6 +77,16 @@ def precompile(config: RulesConfig | None = None, specs: Sequence[str] = DEFAULT
         obs, mask, _ = threaded.reset()
         threaded.step(heuristic.act_batch(obs, mask, rng))
         seconds["engine in threads"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    small = RulesConfig(max_pip=3, num_players=2, hand_size=3, rounds=1, center_arms=3)  # games end within steps
+    for parallel in (False, True) if threads else (False,):
+        envs = ChickenFootVectorEnv(PARALLEL_MIN_GAMES, opponents=HeuristicAgent(small), config=small,
+                                    parallel=parallel)
+        _, info = envs.reset(seed=seed)
+        for _ in range(12):  # up to the ends of games: the final views and the next deals
+            _, _, _, _, info = envs.step(np.argmax(info["action_mask"], axis=1))
+    seconds["vector env"] = time.perf_counter() - start
 
     for spec in specs:
         start = time.perf_counter()
