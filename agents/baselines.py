@@ -349,8 +349,6 @@ def uniform(rs):
     return _next(rs) * (1.0 / 9007199254740992.0)
 
 
-
-
 class RolloutPolicy(NamedTuple):
     """A compiled baseline policy (for the search's rollouts and the vector env's opponents) and its working arrays."""
 
@@ -364,9 +362,13 @@ class RolloutPolicy(NamedTuple):
 
 
 def new_policy(kind: int, k: int, tables: HeuristicTables) -> RolloutPolicy:
+    """A policy of ``kind`` with fresh working arrays (``k``: max_pip + 1)."""
     return RolloutPolicy(kind, np.zeros(k * k, np.int64), np.zeros(k * k, np.float64), tables,
                          np.zeros((3, k), np.float64), np.zeros(k, np.bool_),
                          np.zeros(tables.tile_values.shape[0], np.int64))
+
+
+_new_policy = njit(cache=True, inline="always")(new_policy)  # the same, for compiled callers
 
 
 @njit(cache=True, inline="always")
@@ -422,16 +424,18 @@ def play_to_seats(agent: _CompiledChoice, vg: VectorGame, games: np.ndarray,
 
 
 @njit(cache=True, inline="always")
-def _play_one(b, stop, s, c, o, obs, mask, seat, rewards, policy, rs):  # pragma: no cover - compiled
-    rew = s.rewards
-    for p in range(rew.shape[1]):
-        rew[b, p] = 0.0
+def _play_one(b, stop, s, c, o, obs, mask, seat, rewards, step_rewards, policy, rs):  # pragma: no cover - compiled
+    """Game ``b`` played by ``policy`` until seat ``stop[b]`` is to move; ``step_rewards`` is the
+    state's own rewards array, taken out of it before any parallel loop (see cf_env.vector's kernels:
+    numba's parfor pass loses writes made through the State's attributes inside prange)."""
+    for p in range(step_rewards.shape[1]):
+        step_rewards[b, p] = 0.0
     for _ in range(1 << 30):  # bounded: every game ends or reaches the stop seat
         q = s.current_player[b]
         if q < 0 or q == stop[b]:
             break
         apply_action(b, choose(s, c, b, policy, rs), s, c)
-    rewards[b] += rew[b, stop[b]]
+    rewards[b] += step_rewards[b, stop[b]]
     seat[b] = s.current_player[b]
     if seat[b] >= 0:
         write_observation(b, s, c, o, obs)
@@ -441,20 +445,17 @@ def _play_one(b, stop, s, c, o, obs, mask, seat, rewards, policy, rs):  # pragma
 
 @njit(cache=True, parallel=True)
 def _play_to_seats(games, stop, s, c, o, obs, mask, seat, rewards, kind, tables, seeds):  # pragma: no cover
-    k, t_count = c.k, c.t_count
+    step_rewards = s.rewards
     for i in prange(games.shape[0]):
-        policy = RolloutPolicy(kind, np.zeros(k * k, np.int64), np.zeros(k * k, np.float64), tables,
-                               np.zeros((3, k), np.float64), np.zeros(k, np.bool_), np.zeros(t_count, np.int64))
+        policy = _new_policy(kind, c.k, tables)  # working arrays of its own in each thread
         rs = np.full(1, seeds[i], np.uint64)
-        _play_one(games[i], stop, s, c, o, obs, mask, seat, rewards, policy, rs)
+        _play_one(games[i], stop, s, c, o, obs, mask, seat, rewards, step_rewards, policy, rs)
 
 
 @njit(cache=True)
 def _play_to_seats_serial(games, stop, s, c, o, obs, mask, seat, rewards, kind, tables, seeds):  # pragma: no cover
-    k, t_count = c.k, c.t_count
-    policy = RolloutPolicy(kind, np.zeros(k * k, np.int64), np.zeros(k * k, np.float64), tables,
-                           np.zeros((3, k), np.float64), np.zeros(k, np.bool_), np.zeros(t_count, np.int64))
+    policy = _new_policy(kind, c.k, tables)
     rs = np.ones(1, np.uint64)
     for i in range(games.shape[0]):
         rs[0] = seeds[i]
-        _play_one(games[i], stop, s, c, o, obs, mask, seat, rewards, policy, rs)
+        _play_one(games[i], stop, s, c, o, obs, mask, seat, rewards, s.rewards, policy, rs)

@@ -199,7 +199,7 @@ class ChickenFootVectorEnv(VectorEnv):
             deals = options.get("deals")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
             raise ConfigError(f"seed must be an int or None, got {seed!r} (one generator drives every game)")
-        if seed is not None or not hasattr(self, "_np_random") or self._np_random is None:
+        if seed is not None or self._np_random is None:  # VectorEnv's: None until first seeded
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(
                 None if seed is None else int(seed))
         rng = self.np_random
@@ -229,9 +229,8 @@ class ChickenFootVectorEnv(VectorEnv):
             raise IllegalActionError(f"actions must be {self.num_envs} integer action ids, got "
                                      f"{actions.dtype} {actions.shape}")
         actions = actions.astype(np.int64, copy=False)
-        legal = (actions >= 0) & (actions < self.vg.num_actions)
-        legal[legal] = self.vg.masks[self._games[legal], actions[legal]] == 1
-        illegal = ~legal
+        illegal = self.vg.illegal(self._games, actions)
+        legal = ~illegal
         if illegal.any() and self.illegal_action == "raise":
             bad = np.flatnonzero(illegal)[:5]
             raise IllegalActionError(f"illegal actions in games {bad.tolist()} (actions {actions[bad].tolist()}); "

@@ -879,13 +879,7 @@ class VectorGame:
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(f"actions must be {self.num_games} integer action ids, got {actions.dtype} {actions.shape}")
         actions = actions.astype(np.int64, copy=False)
-        in_range = (actions >= 0) & (actions < self.num_actions)
-        ok = in_range.copy()
-        ok[in_range] = self.legal[np.flatnonzero(in_range), actions[in_range]] == 1
-        if not ok.all():
-            bad = np.flatnonzero(~ok)[:5]
-            raise IllegalActionError(
-                f"illegal actions in games {bad.tolist()} (actions {actions[bad].tolist()}); nothing was changed")
+        self._refuse_illegal(np.arange(self.num_games), actions)
         self._step_k(actions, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
         self._refill_deals()
         self._redeal_void()
@@ -909,15 +903,23 @@ class VectorGame:
         actions = actions.astype(np.int64, copy=False)
         if games.size and (games.min() < 0 or games.max() >= self.num_games or np.unique(games).size != games.size):
             raise IllegalActionError(f"games must be distinct indices in [0, {self.num_games}), got {games[:8].tolist()}")
-        ok = (actions >= 0) & (actions < self.num_actions)
-        ok[ok] = self.legal[games[ok], actions[ok]] == 1
-        if not ok.all():
-            bad = np.flatnonzero(~ok)[:5]
-            raise IllegalActionError(f"illegal actions in games {games[bad].tolist()} (actions "
-                                     f"{actions[bad].tolist()}); nothing was changed")
+        self._refuse_illegal(games, actions)
         self._step_games_k(games, actions, self._state, self._consts, self._offsets, self._obs, self._mask, self._seat)
         self._refill_deals()
         self._redeal_void()
+
+    def illegal(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Where ``actions[i]`` (int64) is not a legal action of game ``games[i]``'s current player
+        (out of range, or not in its mask), as a bool array."""
+        ok = (actions >= 0) & (actions < self.num_actions)
+        ok[ok] = self.legal[games[ok], actions[ok]] == 1
+        return ~ok
+
+    def _refuse_illegal(self, games: np.ndarray, actions: np.ndarray) -> None:
+        bad = np.flatnonzero(self.illegal(games, actions))[:5]
+        if bad.size:
+            raise IllegalActionError(f"illegal actions in games {games[bad].tolist()} (actions "
+                                     f"{actions[bad].tolist()}); nothing was changed")
 
     def new_games(self, games: np.ndarray) -> None:
         """Start the next game (from the generator's deals) in each of ``games``: for a

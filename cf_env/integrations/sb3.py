@@ -20,7 +20,6 @@ MaskablePPO reads. Extra ``sb3`` (``pip install chickenfoot-rl[sb3]``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import gymnasium
@@ -78,7 +77,7 @@ class ChickenFootVecEnv(VecEnv):
     # so a value is the vector env's own, repeated per index (``action_masks`` is the exception:
     # one call answers for every game, and ``np.stack`` of its rows gives the same array back)
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        value = getattr(self, attr_name) if attr_name == "render_mode" else getattr(self.venv, attr_name)
+        value = getattr(self.venv, attr_name)
         return [value for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
@@ -96,10 +95,3 @@ class ChickenFootVecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: Any = None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
-
-    def _get_indices(self, indices: Any) -> Iterable[int]:
-        if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices) if isinstance(indices, Sequence) or hasattr(indices, "__iter__") else [indices]

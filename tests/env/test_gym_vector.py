@@ -254,3 +254,20 @@ def test_an_illegal_action_ends_that_game_only_by_default():
     assert not info["final_info"]["winners"][1].any() and info["final_obs"][1]["action_mask"].sum() == 0
     assert info["episode"]["l"][1] == 1 and info["episode"]["r"][1] == -1.0
     assert info["action_mask"][1].any()  # its next game is already dealt
+
+
+@pytest.mark.parametrize("opponent", ["heuristic", "random"])
+def test_threaded_and_one_thread_stretches_play_the_same_games(opponent):
+    """The opponents' compiled stretches in numba's threads and in one thread: the same games,
+    rewards and observations, step for step."""
+    def run(parallel):
+        envs = ChickenFootVectorEnv(96, opponents=opponent, learner_seat="random", reward="relative",
+                                    config=SMALL, parallel=parallel)
+        obs, info = envs.reset(seed=3)
+        out = [obs["observation"].copy()]
+        for _ in range(60):
+            obs, rewards, terminated, _, info = envs.step(_first_legal(info["action_mask"]))
+            out += [obs["observation"].copy(), rewards.copy(), terminated.copy()]
+        return out
+
+    assert all(np.array_equal(a, b) for a, b in zip(run(True), run(False), strict=True))
