@@ -1,13 +1,17 @@
 """Baselines at equal wall-clock budgets: what each training algorithm reaches in B minutes on this
-machine, as 1 vs 3 heuristic (4 players), measured on the same deals.
+machine, as 1 vs 3 heuristic (4 players) or head to head against heuristic (2 players), measured
+on the same deals.
 
-Each run is one command of the ``chickenfoot`` CLI with its own defaults except the budget (and
-the opponents named below), run alone; then ``chickenfoot eval`` plays the result against three
-heuristic players on ``--deal-sets`` duplicate deal sets (the same deals for every row).
-Resumable: a run whose evaluation JSON exists is skipped, so a stopped sweep goes on where it
-stopped. Writes ``lab/results/baselines/table.json``, ``table.md`` and ``strength_by_time.png``::
+Each run is one command of the ``chickenfoot`` CLI with its own defaults except the budget, the
+player count (a packaged config's ``rules`` set to ``num_players: 2`` where the command takes a
+config) and the opponents named below, run alone; then ``chickenfoot eval`` plays the result
+against heuristic players on ``--deal-sets`` duplicate deal sets (the same deals for every row of
+a player count: 400 games by default). Resumable: a run whose row JSON exists is skipped, so a
+stopped sweep goes on where it stopped. Writes ``lab/results/baselines/table.json``, ``table.md``
+and ``strength_by_time.png``::
 
     python lab/baselines.py --budgets 10 --algorithms ppo distill sb3-vec tianshou torchrl rllib
+    python lab/baselines.py --budgets 10 --players 2
     python lab/baselines.py --report          # the table and plot from what has run
 """
 
@@ -27,49 +31,63 @@ BIN = Path(sys.executable).parent
 HUGE = "1000000000"  # steps no run reaches: the budget stops it
 
 
-def commands(algorithm: str, minutes: float, out: Path) -> tuple[list[list[str]], Path]:
-    """The training command(s) of ``algorithm`` at a budget of ``minutes``, and the model they write."""
+def commands(algorithm: str, minutes: float, out: Path, players: int = 4) -> tuple[list[list[str]], Path]:
+    """The training command(s) of ``algorithm`` at a budget of ``minutes`` and ``players`` at the table,
+    and the model they write."""
     cf = str(BIN / "chickenfoot")
+    table = ["--players", str(players)]
     if algorithm == "ppo":  # the project's PPO, self-play with its opponent pool (configs/default.yaml, whose
         # total_steps, 20M, also sets the learning rate's annealing: left as it is, and not reached in these budgets)
-        return [[cf, "train", "--config", "default", "--time-limit-minutes", str(minutes), "--overwrite",
-                 "--runs-dir", str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
+        return [[cf, "train", "--config", _config("default", out, players), "--time-limit-minutes", str(minutes),
+                 "--overwrite", "--runs-dir", str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
     if algorithm == "distill":  # make train's job: search labels, then the fit (~1 min of the budget)
         collect = max(minutes - 1.5, 0.5)
-        return [[cf, "distill", "--config", "distill", "--collect-minutes", str(collect), "--overwrite", "--runs-dir",
-                 str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
-    if algorithm == "sb3-vec":  # MaskablePPO on the vector env, 1024 games, vs 3 heuristic
+        return [[cf, "distill", "--config", _config("distill", out, players), "--collect-minutes", str(collect),
+                 "--overwrite", "--runs-dir", str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
+    if algorithm == "sb3-vec":  # MaskablePPO on the vector env, 1024 games, vs heuristic at every other seat
         return [[cf, "sb3", "--num-envs", "1024", "--steps", HUGE, "--time-limit-minutes", str(minutes),
-                 "--opponents", "heuristic", "--out", str(out), "--no-progress"]], out / "model.zip"
-    if algorithm == "tianshou":  # masked DQN vs 3 heuristic
+                 "--opponents", "heuristic", *table, "--out", str(out), "--no-progress"]], out / "model.zip"
+    if algorithm == "tianshou":  # masked DQN vs heuristic at every other seat
         return [[cf, "tianshou", "--steps", HUGE, "--time-limit-minutes", str(minutes), "--opponents", "heuristic",
-                 "--out", str(out), "--no-progress"]], out / "model.pt"
+                 *table, "--out", str(out), "--no-progress"]], out / "model.pt"
     if algorithm == "torchrl":  # self-play PPO through TorchRL's PettingZooWrapper
-        return [[cf, "torchrl", "--frames", HUGE, "--time-limit-minutes", str(minutes), "--out", str(out),
+        return [[cf, "torchrl", "--frames", HUGE, "--time-limit-minutes", str(minutes), *table, "--out", str(out),
                  "--no-progress"]], out / "model.pt"
     if algorithm == "rllib":  # RLlib PPO, self-play, configs/rllib.yaml with the budget
-        config = out.parent / f"{out.name}.yaml"
-        config.parent.mkdir(parents=True, exist_ok=True)
-        import yaml
-
-        packaged = subprocess.run([cf, "configs", "show", "rllib"], capture_output=True, text=True, check=True).stdout
-        fields = {**yaml.safe_load(packaged), "iterations": 100_000, "time_limit_minutes": minutes,
-                  "run_name": out.name, "runs_dir": str(out.parent)}
-        config.write_text(yaml.safe_dump(fields))
-        return [[cf, "rllib", "--config", str(config), "--no-progress"]], out / "shared.pt"
+        config = _config("rllib", out, players, iterations=100_000, time_limit_minutes=minutes, run_name=out.name,
+                         runs_dir=str(out.parent))
+        return [[cf, "rllib", "--config", config, "--no-progress"]], out / "shared.pt"
     raise SystemExit(f"unknown algorithm {algorithm!r}")
+
+
+def _config(name: str, out: Path, players: int, **fields: Any) -> str:
+    """A packaged config as it ships (its name) when nothing changes, else a copy beside the run with the
+    player count and ``fields`` set (the copy's path)."""
+    if players == 4 and not fields:
+        return name
+    import yaml
+
+    packaged = subprocess.run([str(BIN / "chickenfoot"), "configs", "show", name], capture_output=True, text=True,
+                              check=True).stdout
+    config = yaml.safe_load(packaged) | fields
+    if players != 4:
+        config["rules"] = {**(config.get("rules") or {}), "num_players": players}
+    path = out.parent / f"{out.name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
 
 
 ALGORITHMS = ("ppo", "distill", "sb3-vec", "tianshou", "torchrl", "rllib")
 
 
-def run(algorithm: str, minutes: float, deal_sets: int, runs: Path) -> dict[str, Any] | None:
-    name = f"{algorithm}-{minutes:g}min"
+def run(algorithm: str, minutes: float, deal_sets: int, runs: Path, players: int = 4) -> dict[str, Any] | None:
+    name = f"{algorithm}-{minutes:g}min" if players == 4 else f"{algorithm}-{players}p-{minutes:g}min"
     out = runs / name
     result_file = RESULTS / f"{name}.json"
     if result_file.exists():
         return json.loads(result_file.read_text())
-    steps, model = commands(algorithm, minutes, out)
+    steps, model = commands(algorithm, minutes, out, players)
     log = RESULTS / f"{name}.log"
     start = time.time()
     with log.open("w") as fh:
@@ -83,9 +101,10 @@ def run(algorithm: str, minutes: float, deal_sets: int, runs: Path) -> dict[str,
     train_seconds = time.time() - start
     spec = f"sb3:{model}" if model.suffix == ".zip" else str(model)
     report = RESULTS / f"{name}.eval.json"
-    subprocess.run([str(BIN / "chickenfoot"), "eval", spec, "heuristic", "--players", "4", "--deal-sets",
+    subprocess.run([str(BIN / "chickenfoot"), "eval", spec, "heuristic", "--players", str(players), "--deal-sets",
                     str(deal_sets), "--workers", "2", "--json", str(report), "--no-progress"], check=True, cwd=ROOT)
-    row = {"algorithm": algorithm, "budget_minutes": minutes, "train_seconds": round(train_seconds, 1),
+    row = {"algorithm": algorithm, "players": players, "budget_minutes": minutes,
+           "train_seconds": round(train_seconds, 1),
            "command": " ".join(" ".join(c) for c in steps), "model": str(model), "eval_file": report.name}
     result_file.write_text(json.dumps(row, indent=2))
     return row
@@ -94,15 +113,18 @@ def run(algorithm: str, minutes: float, deal_sets: int, runs: Path) -> dict[str,
 def report() -> None:
     rows = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*min.json"))]
     for row in rows:  # the evaluation beside the row (every deal set's results: the samples)
-        row["eval"] = json.loads((RESULTS / row.get("eval_file", f"{row['algorithm']}-{row['budget_minutes']:g}min"
-                                                               f".eval.json")).read_text())
-    lines = ["| algorithm | budget | wall time to train | win rate, 1 vs 3 heuristic | games |", "|---|---|---|---|---|"]
-    points: dict[str, list[tuple[float, float, float, float]]] = {}
-    for row in sorted(rows, key=lambda r: (r["algorithm"], r["budget_minutes"])):
+        row.setdefault("players", 4)  # the first sweep's rows were all 4-player
+        row["eval"] = json.loads((RESULTS / row["eval_file"]).read_text())
+    lines = ["| players | algorithm | budget | wall time to train | win rate against heuristic | games |",
+             "|---|---|---|---|---|---|"]
+    points: dict[int, dict[str, list[tuple[float, float, float, float]]]] = {}
+    for row in sorted(rows, key=lambda r: (-r["players"], r["algorithm"], r["budget_minutes"])):
         rate, lo, hi, games = _win(row["eval"])
-        lines.append(f"| {row['algorithm']} | {row['budget_minutes']:g} min | {row['train_seconds'] / 60:.1f} min | "
-                     f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {games} |")
-        points.setdefault(row["algorithm"], []).append((row["train_seconds"] / 60, rate, lo, hi))
+        lines.append(f"| {row['players']} | {row['algorithm']} | {row['budget_minutes']:g} min | "
+                     f"{row['train_seconds'] / 60:.1f} min | {100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | "
+                     f"{games} |")
+        points.setdefault(row["players"], {}).setdefault(row["algorithm"], []).append(
+            (row["train_seconds"] / 60, rate, lo, hi))
     (RESULTS / "table.md").write_text("\n".join(lines) + "\n")
     summary = [{k: v for k, v in row.items() if k != "eval"} | dict(zip(("win_rate", "ci_low", "ci_high", "games"),
                                                                          _win(row["eval"]))) for row in rows]
@@ -113,16 +135,21 @@ def report() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for algorithm, pts in sorted(points.items()):
-        pts.sort()
-        ax.errorbar([p[0] for p in pts], [100 * p[1] for p in pts],
-                    yerr=[[100 * (p[1] - p[2]) for p in pts], [100 * (p[3] - p[1]) for p in pts]],
-                    marker="o", capsize=3, label=algorithm)
-    ax.axhline(25, color="grey", linestyle=":", label="parity (25%)")
-    ax.set_xlabel("training wall time, minutes (2 cores)")
-    ax.set_ylabel("win rate, 1 vs 3 heuristic (%)")
-    ax.legend(fontsize=8)
+    tables = sorted(points, reverse=True)
+    fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4), squeeze=False)
+    for ax, players in zip(axes[0], tables):
+        for algorithm, pts in sorted(points[players].items()):
+            pts.sort()
+            ax.errorbar([p[0] for p in pts], [100 * p[1] for p in pts],
+                        yerr=[[100 * (p[1] - p[2]) for p in pts], [100 * (p[3] - p[1]) for p in pts]],
+                        marker="o", capsize=3, label=algorithm)
+        ax.axhline(100 / players, color="grey", linestyle=":", label=f"parity ({100 / players:g}%)")
+        ax.set_xlabel("training wall time, minutes (2 cores)")
+        ax.set_ylabel("win rate (%)")
+        ax.set_title("1 vs 3 heuristic (4 players)" if players == 4 else
+                     "head to head against heuristic (2 players)" if players == 2 else
+                     f"1 vs {players - 1} heuristic ({players} players)")
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(RESULTS / "strength_by_time.png", dpi=120)
 
@@ -137,7 +164,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", type=float, nargs="+", default=[10.0])
     parser.add_argument("--algorithms", nargs="+", default=list(ALGORITHMS), choices=ALGORITHMS)
-    parser.add_argument("--deal-sets", type=int, default=100, help="duplicate deal sets per evaluation (x4 games)")
+    parser.add_argument("--players", type=int, default=4, help="players at the table (2: head to head)")
+    parser.add_argument("--deal-sets", type=int, default=None,
+                        help="duplicate deal sets per evaluation (x players games; default: 400 games)")
     parser.add_argument("--runs-dir", type=Path, default=ROOT / "runs" / "baselines")
     parser.add_argument("--report", action="store_true", help="only write the table and plot")
     args = parser.parse_args()
@@ -145,7 +174,7 @@ def main() -> None:
     if not args.report:
         for minutes in args.budgets:
             for algorithm in args.algorithms:
-                row = run(algorithm, minutes, args.deal_sets, args.runs_dir)
+                row = run(algorithm, minutes, args.deal_sets or 400 // args.players, args.runs_dir, args.players)
                 print(json.dumps({k: v for k, v in (row or {}).items() if k != "eval"}), flush=True)
     report()
 
