@@ -6,8 +6,7 @@ actions -> ``step``), 4-player double-nine. The do-nothing env (:class:`DoNothin
 floor that loop allows: it follows PettingZoo's AEC template (an ``AgentSelector``, rewards
 cleared and accumulated each step, a fresh observation dict of the same shapes from ``observe``)
 and does nothing else. Prints JSON: decisions/s (median of ``--runs``, interleaved so that
-machine noise hits every env alike) for our ``raw_env``, ``env()``, ``env(history=True)``,
-``raw_env(engine="python")`` (the pure-Python engine that the compiled core replaces), the
+machine noise hits every env alike) for our ``raw_env``, ``env()``, ``env(history=True)``, the
 do-nothing env and connect_four's raw env and ``env()``, and the ratios.
 
     python benchmarks/env.py --steps 20000 --runs 5
@@ -136,7 +135,6 @@ def main() -> None:
     length = game_length(lambda: cf_env.raw_env())
     makers = {
         "chicken_foot_raw_env": lambda: cf_env.raw_env(),
-        "chicken_foot_raw_env_python_engine": lambda: cf_env.raw_env(engine="python"),
         "chicken_foot_env": lambda: cf_env.env(),
         "chicken_foot_env_history": lambda: cf_env.env(history=True),
         "do_nothing_aec_env": lambda: do_nothing_env(len(ours.possible_agents), size, actions, length),
@@ -167,7 +165,6 @@ def main() -> None:
         "raw_env_vs_connect_four_raw": ratio("chicken_foot_raw_env", "connect_four_raw_env"),
         "env_vs_connect_four_env": ratio("chicken_foot_env", "connect_four_env"),
         "env_history_vs_env": ratio("chicken_foot_env_history", "chicken_foot_env"),
-        "raw_env_vs_python_engine": ratio("chicken_foot_raw_env", "chicken_foot_raw_env_python_engine"),
         "per_run": {name: [round(x) for x in v] for name, v in runs.items()},
     }
     print(json.dumps(out, indent=2))

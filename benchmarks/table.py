@@ -43,9 +43,6 @@ def table(env: dict, vector: dict, evaluation: dict) -> str:
          f"{env['env_vs_do_nothing']}x the do-nothing env; {env['env_vs_connect_four_env']}x connect_four_v3 `env()`"),
         ("`env(history=True)`", k(env["chicken_foot_env_history_decisions_per_s_median"]),
          f"{env['env_history_vs_env']}x `env()`"),
-        ("`raw_env(engine=\"python\")` (the pure-Python engine)",
-         k(env["chicken_foot_raw_env_python_engine_decisions_per_s_median"]),
-         f"`raw_env` (the compiled core) is {env['raw_env_vs_python_engine']}x it"),
         *[(f"batched engine, B = {b}, decisions/s with observation and mask", k(v["decisions_per_s_median"]),
            f"{'numba threads' if v['threads'] else 'one thread'}, {vector['numba_threads']} threads")
           for b, v in by_batch.items()],

@@ -65,7 +65,7 @@ An illegal action under `env()` (with `illegal_action="terminate"`) gives -1 to 
 ``` python
 cf_env.env(num_players=4, max_pip=9, hand_size=7, rounds=None, center_arms=4, draw_rule="one",
            double_blank_points=50, reward="win", points_scale=100.0, render_mode=None,
-           illegal_action="terminate", history=False, engine="compiled", config=None)
+           illegal_action="terminate", history=False, config=None)
 ```
 
 The first seven are the `RulesConfig` fields (docs/RULES.md); `config=RulesConfig(...)` gives
@@ -100,14 +100,19 @@ them, padded, and in the env's `totals`, `winners` and `round_scores` properties
 
 Each info's arrays are new at every round end: an array taken from an info keeps its values.
 
-`engine="compiled"` (the default) steps the game in `cf_env.core`, compiled, bit for bit the
-pure-Python engine's game; `engine="python"` steps a `cf_env.engine.Game` throughout.
-Reading `env.game` replays the core's game into a `Game` and carries on in it for the rest of the
-game: on a per-step path read `env.game_over`, `env.totals`, `env.is_legal(action)` and
-`env.legal_actions()` instead.
+The env steps one engine, the compiled core (`cf_env.core`: the batched engine's rules at one
+game). `env.game` is a copy of the game in play as a `cf_env.engine.Game` (every hand and the
+event log, for rendering, records and replays), replayed from the core's deals and actions:
+reading it changes nothing, and changing the copy changes nothing in the env. On a per-step path
+read `env.game_over`, `env.totals`, `env.is_legal(action)`, `env.legal_actions()` and
+`env.hidden_tiles(agent)` instead; to follow a game with every hand in view, take `env.game`
+after `reset` and apply each action to it beside `env.step`. `env.reset_to_game(game)` starts
+the env on a `Game` (loaded into the core).
 
 ### Version History
 
+* v1 (unreleased): the `engine=` switch is gone (the compiled core was the default; `engine="python"`
+  stepped a `Game`), and reading `env.game` no longer moves the rest of the game into a `Game`.
 * v1: `reset()` without a seed continues the seeded generator (it drew fresh entropy); the infos
   have a fixed schema (the table above; `winners` were agent names, present only at the end, and
   `round_scores` a growing list) and hold no `action_mask`; each observation's mask is a new
@@ -150,7 +155,6 @@ from cf_env.render import render_ansi, render_rgb
 __all__ = ["REWARD_MODES", "RESET_OPTIONS", "AgentNameError", "ResetNeededError", "env", "parallel_env", "raw_env"]
 
 ILLEGAL_MODES = ("terminate", "raise")
-ENGINES = ("compiled", "python")
 RESET_OPTIONS = ("deals",)
 
 
@@ -202,12 +206,10 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         history: bool = False,
-        engine: str = "compiled",
         config: RulesConfig | None = None,
     ) -> None:
         EzPickle.__init__(self, num_players, max_pip, hand_size, rounds, center_arms, draw_rule,
-                          double_blank_points, reward, points_scale, render_mode, illegal_action, history, engine,
-                          config)
+                          double_blank_points, reward, points_scale, render_mode, illegal_action, history, config)
         super().__init__()
         rules: dict[str, Any] = {"max_pip": max_pip, "num_players": num_players, "hand_size": hand_size,
                                  "center_arms": center_arms, "draw_rule": draw_rule,
@@ -231,9 +233,6 @@ class raw_env(AECEnv, EzPickle):
             raise ConfigError(f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}")
         if not isinstance(history, bool):
             raise ConfigError(f"history must be True or False, got {history!r}")
-        if engine not in ENGINES:
-            raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
-        self.engine = engine
         self.history = history
         self.reward_mode = reward
         self.points_scale = float(points_scale)
@@ -260,24 +259,28 @@ class raw_env(AECEnv, EzPickle):
         self._zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._actions = action_table(self.config.max_pip)
-        self._game: Game | None = None  # the game in the pure-Python engine, when it drives this one
-        self._core: CoreGame | None = None  # the compiled core (made at the first reset)
-        self._on_core = False  # whether the core drives the game in play
+        self._core: CoreGame | None = None  # the compiled core, which steps the game (made at the first reset)
         self._started = False  # reset() was called
         # the generator reset(seed) seeds and reset() continues (made at the first reset)
         self.np_random: np.random.Generator | None = None
 
     @property
     def game(self) -> Game | None:
-        """The game in play as a :class:`~cf_env.engine.Game` (``None`` before the first reset).
-        While the compiled core steps it, this replays the core's deals and actions into a
-        ``Game`` (about 4 µs a decision so far) and the rest of the game is stepped in that
-        ``Game``: read-only use, such as an agent reading the state, sees the same game."""
-        if self._on_core:
-            assert self._core is not None
-            self._game = self._core.to_game()
-            self._on_core = False
-        return self._game
+        """A copy of the game in play as a :class:`~cf_env.engine.Game` (``None`` before the first
+        reset): the compiled core's deals and actions replayed (about 4 µs a decision so far), so
+        each read is a new ``Game``. Reading it changes nothing in the env, and changing the copy
+        changes nothing in the env."""
+        if self._core is None or not self._started:
+            return None
+        return self._core.to_game()
+
+    def hidden_tiles(self, agent: str) -> np.ndarray:
+        """What ``agent`` cannot see, for a critic or a belief's labels, never for a policy:
+        ``(n * T,)`` float32 flags, the opponents' hands in seat order from the agent's left
+        (``n - 1`` rows of ``T``), then the boneyard's tiles (the layout of
+        :meth:`cf_env.vector.VectorGame.hidden_tiles` and :meth:`Game.hidden_tiles`)."""
+        seat = self.agent_name_mapping[self._known(agent)]
+        return self._require_core().hidden_tiles(seat)
 
     # -- spaces ------------------------------------------------------------------------------
 
@@ -307,21 +310,15 @@ class raw_env(AECEnv, EzPickle):
         """``reset`` with a generator of the caller's (it shuffles every unscripted round, as the
         one ``reset(seed)`` makes would) and optional scripted ``deals`` (the engine's per-round
         format): for wrappers that keep a generator of their own, such as the Gymnasium env."""
-        if self.engine == "python":
-            self.reset_to_game(Game(self.config, seed=rng, deals=deals))
-            return
-        core = self._core
-        if core is None:
-            core = self._core = CoreGame(self.config, self.encoder)
-        status = core.reset(rng, deals)  # DealError before anything changes
-        self._game = None
-        self._on_core = True
+        if self._core is None:
+            self._core = CoreGame(self.config, self.encoder)
+        status = self._core.reset(rng, deals)  # DealError before anything changes
         self._start(status >> SEAT_BITS, (status & SEAT_MASK) - 1)
 
     @property
     def game_over(self) -> bool:
         """Whether the game in play has ended (normally or by an illegal action); read it instead
-        of ``game.is_over`` on a per-step path (reading :attr:`game` leaves the compiled core)."""
+        of ``game.is_over`` on a per-step path (:attr:`game` replays the whole game)."""
         if not self._started:
             raise ResetNeededError("call reset() before using the environment")
         return self._mask is None
@@ -329,10 +326,7 @@ class raw_env(AECEnv, EzPickle):
     @property
     def totals(self) -> list[int]:
         """Each seat's points so far (the game's :attr:`~cf_env.engine.Game.totals`)."""
-        if self._on_core:
-            assert self._core is not None
-            return self._core.totals
-        return self._require_game().totals
+        return self._require_core().totals
 
     @property
     def winners(self) -> list[int]:
@@ -374,14 +368,16 @@ class raw_env(AECEnv, EzPickle):
         return reward
 
     def reset_to_game(self, game: Game) -> None:
-        """Start the env on ``game`` (a new :class:`~cf_env.engine.Game` of this env's rules, as
-        ``reset`` would deal it): for wrappers that deal with a generator of their own, such as
-        the Gymnasium env, and for starting from a replayed position."""
+        """Start the env on ``game`` (a :class:`~cf_env.engine.Game` of this env's rules, new or
+        in play, such as a replayed position): the core is dealt its deals, those to come
+        included (:meth:`Game.all_deals`), and stepped through its actions. ``game`` itself is
+        not changed, and the env does not follow it afterwards."""
         if not isinstance(game, Game) or game.config != self.config:
             raise ConfigError(f"reset_to_game needs a Game of this env's rules {self.config}")
-        self._game = game
-        self._on_core = False
-        self._start(game.rounds_finished, game.current_player)
+        if self._core is None:
+            self._core = CoreGame(self.config, self.encoder)
+        status = self._core.load(game)
+        self._start(status >> SEAT_BITS, (status & SEAT_MASK) - 1)
 
     def _start(self, rounds: int, seat: int) -> None:
         """The env's state for a new game that has ``rounds`` finished and ``seat`` to decide (-1: over)."""
@@ -400,7 +396,7 @@ class raw_env(AECEnv, EzPickle):
         self._refresh_infos(np.zeros(n, dtype=np.int64))
         self._illegal_ended = False
         # the mask of agent_selection, which observe() copies (None once the game is over): the
-        # compiled core's live int8 flags, or the engine's cached read-only mask
+        # compiled core's live int8 flags
         self._mask: np.ndarray | None = None
         self._legal_bits = 0  # the legal actions of agent_selection, as the game's bits (set with _mask)
         if rounds:  # rounds that ended before anyone decided (1-tile hands)
@@ -413,16 +409,10 @@ class raw_env(AECEnv, EzPickle):
             self._set_selection()
 
     def _set_selection(self) -> None:
-        flags = None
-        if self._on_core:
-            assert self._core is not None
-            seat = self._core.current_player
-            self._legal_bits = self._core.legal_bits
-            flags = self._core.legal_flags
-        else:
-            seat, self._legal_bits = self._require_game().turn()
-        self.agent_selection = self.possible_agents[seat]
-        self._mask = flags if flags is not None else self.encoder.mask(self._legal_bits)
+        core = self._require_core()
+        self._legal_bits = core.legal_bits
+        self.agent_selection = self.possible_agents[core.current_player]
+        self._mask = core.legal_flags
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._started:
@@ -433,12 +423,11 @@ class raw_env(AECEnv, EzPickle):
         # _mask is None whenever the game has ended (normally or by an illegal action); the env's
         # masks are its own (live or shared), so the caller gets a copy
         mask = (self._mask if agent == self.agent_selection and self._mask is not None else self._zero_mask).copy()
-        core, game = (self._core, None) if self._on_core else (None, self._game)
-        obs = core.observation(seat) if core is not None else self.encoder.encode(game, seat)  # type: ignore[arg-type]  # set off the core
+        core = self._core
+        assert core is not None  # made by the reset
         if not self.history:
-            return {"observation": obs, "action_mask": mask}
-        history = core.history(seat) if core is not None else self.encoder.history(game, seat)  # type: ignore[arg-type]  # set off the core
-        return {"observation": obs, "action_mask": mask, "history": history}
+            return {"observation": core.observation(seat), "action_mask": mask}
+        return {"observation": core.observation(seat), "action_mask": mask, "history": core.history(seat)}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
         """PettingZoo's ``last()`` without the base class's extra call layer (it runs every step)."""
@@ -448,11 +437,10 @@ class raw_env(AECEnv, EzPickle):
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
-    def _require_game(self) -> Game:
-        game = self.game
-        if game is None:
+    def _require_core(self) -> CoreGame:
+        if self._core is None or not self._started:
             raise ResetNeededError("call reset() before using the environment")
-        return game
+        return self._core
 
     # -- step --------------------------------------------------------------------------------
 
@@ -475,20 +463,11 @@ class raw_env(AECEnv, EzPickle):
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
-        if self._on_core:
-            core = self._core
-            assert core is not None
-            rounds = core.step(action) >> SEAT_BITS
-            seat = core.current_player
-            bits = int.from_bytes(core.legal_words, "little")  # CoreGame.legal_bits without the property call
-            flags = core.legal_flags
-        else:
-            game = self._game
-            assert game is not None
-            rounds = game.apply(action)
-            seat, bits = game.turn()
-            flags = None
-        self._legal_bits = bits
+        core = self._core
+        assert core is not None  # made by the reset
+        rounds = core.step(action) >> SEAT_BITS
+        seat = core.current_player
+        self._legal_bits = int.from_bytes(core.legal_words, "little")  # CoreGame.legal_bits without the property call
         if rounds != self._rounds_seen:
             self._on_round_end(rounds)
         if seat < 0:  # the game is over
@@ -497,7 +476,7 @@ class raw_env(AECEnv, EzPickle):
             self._deads_step_first()
         else:
             agent = self.agent_selection = self.possible_agents[seat]
-            self._mask = flags if flags is not None else self.encoder.mask(bits)
+            self._mask = core.legal_flags
         if self._human:
             self.render()
 
@@ -528,12 +507,8 @@ class raw_env(AECEnv, EzPickle):
     def _on_round_end(self, rounds: int) -> None:
         """Rewards and infos for every round that ended since the last call (usually one; a
         1-tile hand or an instantly blocked layout can end several in one step)."""
-        source: CoreGame | Game | None = self._core if self._on_core else self._require_game()
-        assert source is not None
-        if isinstance(source, CoreGame):
-            scores, over = source.round_scores(rounds), source.current_player < 0
-        else:
-            scores, over = source.round_scores, source.is_over
+        source = self._require_core()
+        scores, over = source.round_scores(rounds), source.current_player < 0
         if rounds:
             self._round_scores[:rounds] = scores
         n = len(self.possible_agents)
@@ -572,7 +547,9 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        game = self._require_game()
+        self._require_core()
+        game = self.game
+        assert game is not None  # reset above
         if self.render_mode == "rgb_array":
             return render_rgb(game)
         text = render_ansi(game)

@@ -9,9 +9,9 @@ code in the encoder's layout. What it adds over :class:`~cf_env.vector.VectorGam
 is the cost of a call: the state's two dozen arrays sit in one numba structref, so a call
 unboxes one object instead of each array, and the kernels are called through their compiled
 entry points rather than numba's dispatcher (what each saves: the repository's
-lab/results/speed.md). The env (:mod:`cf_env.chicken_foot`) steps it; a caller that asks the env for
-its :class:`~cf_env.engine.Game` gets one replayed from the deals and actions
-(:meth:`CoreGame.to_game`), and the env carries on in the pure-Python engine from there.
+lab/results/speed.md). The env (:mod:`cf_env.chicken_foot`) steps it, and only it; a caller that
+asks the env for its :class:`~cf_env.engine.Game` gets a copy replayed from the deals and actions
+(:meth:`CoreGame.to_game`), and a ``Game`` given to the env is loaded into it (:meth:`CoreGame.load`).
 
 Its status word packs what the env's step reads: ``(current_player + 1) | rounds_finished << 10``
 (``current_player`` -1 once the game is over).
@@ -43,6 +43,7 @@ from cf_env.vector import (
     _start_round,
     _tile_index,
     _write_obs_seat,
+    hidden_tiles,
     make_consts,
     new_state,
     njit_unrefcounted,
@@ -53,6 +54,7 @@ __all__ = ["SEAT_BITS", "SEAT_MASK", "CoreGame"]
 
 SEAT_BITS = 10  #: the status word's low bits hold ``current_player + 1``
 SEAT_MASK = (1 << SEAT_BITS) - 1
+_NO_DRAWS = np.random.default_rng(0)  # the generator of a reset whose every round is scripted (never drawn)
 K_SEARCH_DRAW = int(EventKind.SEARCH_DRAW)
 
 
@@ -271,6 +273,15 @@ class CoreGame:
         self._obs_seat = self.current_player = (status & SEAT_MASK) - 1
         return status
 
+    def load(self, game: Game) -> int:
+        """Start on ``game`` (of this core's rules) where it stands: dealt every round it has dealt
+        and will deal (:meth:`Game.all_deals`), then stepped through its actions; returns the
+        status word."""
+        status = self.reset(_NO_DRAWS, game.all_deals())  # every round scripted: the generator is not drawn
+        for action in game.actions():
+            status = self.step(action)
+        return status
+
     def step(self, action: int) -> int:
         """Take ``action`` (legal: not checked); returns the status word."""
         self.actions.append(action)
@@ -293,6 +304,10 @@ class CoreGame:
     def history(self, seat: int) -> np.ndarray:
         """``seat``'s view of the round's events (a new array; :meth:`ObservationEncoder.history`)."""
         return self._hist_of[seat].copy()
+
+    def hidden_tiles(self, seat: int) -> np.ndarray:
+        """What ``seat`` cannot see, ``(n * T,)`` float32 (:func:`cf_env.vector.hidden_tiles`)."""
+        return hidden_tiles(self.state, np.zeros(1, np.int64), np.array([seat]))[0]
 
     def round_scores(self, rounds: int) -> list[list[int]]:
         """Points of the first ``rounds`` rounds (finished), seat order."""

@@ -974,15 +974,21 @@ class VectorGame:
         return self._seat
 
     def hidden_tiles(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """What ``seats[i]`` of game ``games[i]`` cannot see, for a critic that may (never for a
-        policy): ``(len(games), n * T)`` float32, the opponents' hands in seat order from the
-        seat's left (``n - 1`` rows of ``T`` flags), then the boneyard's tiles (``T`` flags)."""
-        n, t = self.config.num_players, self.config.num_tiles
-        games, seats = np.asarray(games, np.int64), np.asarray(seats, np.int64)
-        out = np.zeros((len(games), n, t), np.float32)
-        others = (seats[:, None] + np.arange(1, n)) % n
-        out[:, : n - 1] = self.hand[games[:, None], others]
-        in_bone = np.arange(t)[None, :] >= self.bone_pos[games][:, None]
-        rows, where = np.nonzero(in_bone)
-        out[rows, n - 1, self.bone[games][rows, where]] = 1.0
-        return out.reshape(len(games), n * t)
+        """What ``seats[i]`` of game ``games[i]`` cannot see (:func:`hidden_tiles`)."""
+        return hidden_tiles(self._state, games, seats)
+
+
+def hidden_tiles(s: State, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """What ``seats[i]`` of game ``games[i]`` of the state ``s`` cannot see, for a critic or a
+    belief's labels (never for a policy): ``(len(games), n * T)`` float32, the opponents' hands in
+    seat order from the seat's left (``n - 1`` rows of ``T`` flags), then the boneyard's tiles
+    (``T`` flags)."""
+    n, t = s.hand.shape[1], s.hand.shape[2]
+    games, seats = np.asarray(games, np.int64), np.asarray(seats, np.int64)
+    out = np.zeros((len(games), n, t), np.float32)
+    others = (seats[:, None] + np.arange(1, n)) % n
+    out[:, : n - 1] = s.hand[games[:, None], others]
+    in_bone = np.arange(t)[None, :] >= s.bone_pos[games][:, None]
+    rows, where = np.nonzero(in_bone)
+    out[rows, n - 1, s.bone[games][rows, where]] = 1.0
+    return out.reshape(len(games), n * t)

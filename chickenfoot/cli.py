@@ -290,7 +290,7 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
     command resumes after them."""
     import agents as agent_lib
     from agents.torch_policy import resolve_device
-    from training.evaluate import evaluate
+    from training.evaluate import SaveGames, evaluate
 
     config = _rules(list(agents), players, max_pip, rounds, hand_size)
     players = config.num_players
@@ -308,8 +308,9 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
         built = ({s: agent_lib.load(s, config, device=device) for s in dict.fromkeys(lineup)}
                  if device != "cpu" else None)
         report = evaluate([built[s] for s in lineup] if built else lineup, config, deal_sets=deal_sets, seed=seed,
-                          progress=not no_progress, workers=workers, address=address, save_games=save_games,
-                          worst=worst, worst_agent=worst_agent, save=save_path)
+                          progress=not no_progress, workers=workers, address=address,
+                          save_games=SaveGames(save_games, worst, worst_agent) if save_games else None,
+                          save=save_path)
     except ChickenFootError as exc:
         raise click.ClickException(str(exc)) from None
     except KeyboardInterrupt:

@@ -68,7 +68,7 @@ def collect(out: Path, games: int, lineup: list[str], seed: int, shard_games: in
         obs_l, lab_l, hist_l = [], [], []
         for _ in range(shard_games):
             env.reset(seed=int(rng.integers(2**63)))
-            game = env.game
+            game = env.game  # a copy that follows the env's game: every action is applied to both
             while not game.is_over:
                 seat = game.current_player
                 o = env.observe(env.agent_selection)
@@ -76,7 +76,9 @@ def collect(out: Path, games: int, lineup: list[str], seed: int, shard_games: in
                     obs_l.append(o["observation"].astype(np.float16))
                     lab_l.append(truth_labels(game, seat))
                     hist_l.append(o["history"].copy())
-                env.step(seats[seat].act(o, rng))
+                action = seats[seat].act(o, rng)
+                env.step(action)
+                game.apply(action)
         lengths = np.array([len(h) for h in hist_l], np.int64)
         tmp = path.with_suffix(".tmp.npz")
         np.savez_compressed(tmp, obs=np.stack(obs_l), labels=np.stack(lab_l), history_len=lengths,

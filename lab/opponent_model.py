@@ -47,7 +47,7 @@ def collect_choices(config: RulesConfig, specs: Sequence[str], games: int, seed:
     for _ in tqdm(range(games), desc="opponent-model games", disable=not progress):
         seats = [specs[(i + int(rng.integers(len(specs)))) % len(specs)] for i in range(n)]
         env.reset(seed=int(rng.integers(2**63)))
-        game: Game = env.game
+        game: Game = env.game  # a copy that follows the env's game: every action is applied to both
         while not game.is_over:
             seat = game.current_player
             obs = env.observe(env.agent_selection)
@@ -59,6 +59,7 @@ def collect_choices(config: RulesConfig, specs: Sequence[str], games: int, seed:
                 score_plays(obs["observation"], plays, scores, tables)
                 out[seats[seat]].append((scores, int(np.flatnonzero(plays == action)[0])))
             env.step(action)
+            game.apply(action)
     return out
 
 

@@ -44,12 +44,11 @@ def collect_positions(config: RulesConfig, player: str, opponents: str, games: i
     found: list[dict] = []
     for _ in tqdm(range(games), desc="games", unit="game"):
         env.reset(seed=int(rng.integers(2**63)))
-        game = env.game
-        while not game.is_over:
-            seat = game.current_player
+        while not env.game_over:
+            seat = env.agent_name_mapping[env.agent_selection]
             observation = env.observe(env.agent_selection)
             if seat == 0 and int(observation["action_mask"].sum()) > 1:
-                hands = game.hidden_tiles(seat)[: (n - 1) * t].reshape(n - 1, t)
+                hands = env.hidden_tiles(env.agent_selection)[: (n - 1) * t].reshape(n - 1, t)
                 found.append({**{k: np.array(v, copy=True) for k, v in observation.items()}, "hands": hands})
             env.step(seats[seat].act(observation, rng))
     return found

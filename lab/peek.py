@@ -68,15 +68,13 @@ class _Shown:
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         if self.shown and int(observation["action_mask"].sum()) > 1:
-            game = self.env.game  # the engine's Game from here on: the hidden hands in view
-            assert game is not None
-            n, t = game.config.num_players, game.config.num_tiles
-            self._hands = game.hidden_tiles(game.current_player)[: (n - 1) * t].reshape(n - 1, t)
+            env = self.env
+            n, t = env.config.num_players, env.config.num_tiles
+            self._hands = env.hidden_tiles(env.agent_selection)[: (n - 1) * t].reshape(n - 1, t)
         return self.agent.act(observation, rng)
 
 
-def _state(spec: str, vs: str, config_dict: dict) -> dict:
-    config = RulesConfig.from_dict(config_dict)
+def _state(spec: str, vs: str, config: RulesConfig) -> dict:
     agent, other = load(spec, config), load(vs, config)
     if not isinstance(agent, SearchAgent):
         raise ConfigError(f"{spec!r} is not a search agent: only a search's worlds can be shown hands")
@@ -147,7 +145,7 @@ def main(argv: list[str] | None = None) -> dict:
     source = iter_deal_sets(config, args.seed)
     deals = [next(source) for _ in range(args.deal_sets)]
     tasks = [(d, deals[d], k, args.seed) for d in range(args.deal_sets) for k in args.shown if (k, d) not in done]
-    with WorkerPool(args.workers, _state, (args.spec, args.vs, config.to_dict())) as pool, \
+    with WorkerPool(args.workers, _state, (args.spec, args.vs, config)) as pool, \
             open(args.save or os.devnull, "a") as out:
         for row in tqdm(pool.imap(play_deal_set, tasks), total=len(tasks), desc="deal sets", unit="set"):
             rows.append(row)

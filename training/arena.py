@@ -66,12 +66,12 @@ def play(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng:
 
 def play_game(env: raw_env, seats: Sequence[Agent], deals: Sequence[Any] | None, rng: np.random.Generator,
               seed: int | None = None, clock: np.ndarray | None = None) -> Game:
-    """:func:`play`, stepped in the engine's :class:`Game` (every hand and the whole event log in
-    view afterwards), which it returns finished."""
+    """:func:`play`, and the finished game as a :class:`Game` (every hand and the whole event log in
+    view: replayed once from the compiled core's deals and actions)."""
     env.reset(seed=seed, options={"deals": deals} if deals is not None else None)
-    game = env.game  # the env steps this Game from here on
-    assert game is not None
     _play_out(env, seats, rng, clock)
+    game = env.game
+    assert game is not None  # reset above
     return game
 
 

@@ -46,11 +46,9 @@ def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules:
     ret_l: list[float] = []
     for _ in tqdm(range(cfg.bc_games), desc="bc data", unit="game", disable=not progress, leave=False):
         env.reset(seed=int(rng.integers(2**63)))
-        game = env.game
-        assert game is not None  # reset above
         per_seat: dict[int, list[int]] = {s: [] for s in range(rules.num_players)}
-        while not game.is_over:
-            seat = game.current_player
+        while not env.game_over:
+            seat = env.agent_name_mapping[env.agent_selection]
             o = env.observe(env.agent_selection)
             a = teacher.act(o, rng)
             per_seat[seat].append(len(obs_l))

@@ -30,8 +30,8 @@ from training.trajectories import Trajectories
 
 __all__ = ["AecCollector", "Policy", "VectorCollector"]
 
-#: ``policy(obs, mask, hidden) -> (actions, logp, values)``; ``hidden`` is what a privileged
-#: critic reads (the seat's unseen tiles, :meth:`cf_env.vector.VectorGame.hidden_tiles`), None when
+#: ``policy(obs, mask, hidden) -> (actions, logp, values)``; ``hidden`` is what a critic that reads
+#: hidden tiles is given (the seat's unseen tiles, :meth:`cf_env.vector.VectorGame.hidden_tiles`), None when
 #: the collector is not asked for it
 Policy = Callable[[np.ndarray, np.ndarray, np.ndarray | None], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
@@ -150,13 +150,11 @@ class AecCollector:
     def _advance(self, i: int) -> None:
         """Let opponents move until a learner seat must decide; start a new game at the end."""
         env = self.envs[i]
-        game = env.game
-        assert game is not None  # every env is reset when the collector starts
         while True:
-            if game.is_over:
+            if env.game_over:
                 self._finish_game(i)
                 return
-            who = self.seats[i][game.current_player]
+            who = self.seats[i][env.agent_name_mapping[env.agent_selection]]
             if who is LEARNER:
                 return
             obs = env.observe(env.agent_selection)
@@ -188,11 +186,8 @@ class AecCollector:
                 mask_list.append(o["action_mask"])
             obs = np.stack(obs_list)
             mask = np.stack(mask_list).astype(bool)
-            games = [env.game for env in self.envs]
-            assert all(g is not None for g in games)  # every env is reset when the collector starts
-            seats = np.array([g.current_player for g in games])  # type: ignore[union-attr]  # asserted above
-            unseen = (np.stack([g.hidden_tiles(int(s)) for g, s in zip(games, seats)])  # type: ignore[union-attr]
-                      if self.hidden else None)
+            seats = np.array([env.agent_name_mapping[env.agent_selection] for env in self.envs])
+            unseen = np.stack([env.hidden_tiles(env.agent_selection) for env in self.envs]) if self.hidden else None
             actions, logps, values = policy(obs, mask, unseen)
             buffer.open(np.arange(len(self.envs)), seats, obs, mask, actions, logps, values, unseen)
             for i, env in enumerate(self.envs):

@@ -141,10 +141,9 @@ class Comparison:
         return asdict(self)
 
 
-def _comparer_state(lineups: list[list[str]], config_dict: dict, seed: int, given: dict[str, Agent]) -> dict:
+def _comparer_state(lineups: list[list[str]], config: RulesConfig, seed: int, given: dict[str, Agent]) -> dict:
     """A comparing worker's state (:class:`training.workers.WorkerPool`'s initializer): every
     lineup's agents, warmed up, and an env."""
-    config = RulesConfig.from_dict(config_dict)
     built = dict(given)
     for spec in dict.fromkeys(s for lineup in lineups for s in lineup):
         if spec not in built:
@@ -246,7 +245,7 @@ def compare(a: str | Agent, b: str | Agent, config: RulesConfig, vs: Sequence[st
             for _ in range(len(rows)):
                 next(deals)  # the deal sets already played
             tasks = ((d, next(deals)) for d in range(len(rows), deal_sets))
-            with WorkerPool(workers, _comparer_state, (lineups, config.to_dict(), seed, given), address=address) as pool:
+            with WorkerPool(workers, _comparer_state, (lineups, config, seed, given), address=address) as pool:
                 for played in pool.imap(_play_lineups, tasks):
                     row = (spec_means(played[0], focal[0]), spec_means(played[-1], focal[1]))
                     clocks[0] += spec_clock(played[0], focal[0])

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from training.results import ResultsFile
 from training.stats import standard_error, t_interval, wilson_interval
 from training.workers import WorkerLostError, WorkerPool, shared_pool, worker_state
 
-__all__ = ["AgentResult", "DealSetHook", "EvalReport", "GameSaver", "evaluate", "fill_lineup", "generate_deals",
+__all__ = ["AgentResult", "DealSetHook", "EvalReport", "GameSaver", "SaveGames", "evaluate", "fill_lineup", "generate_deals",
            "Played", "play", "play_game", "short_name", "warm_up", "win_rates"]
 
 
@@ -182,12 +182,12 @@ class EvalReport:
         plt.close(fig)
 
 
-def _evaluator_state(config_dict: dict, built: dict[str, Agent] | None = None, run: str | None = None) -> dict:
+def _evaluator_state(config: RulesConfig, built: dict[str, Agent] | None = None, run: str | None = None) -> dict:
     """An evaluating worker's state (:class:`training.workers.WorkerPool`'s initializer): the rules,
     and the agents of the evaluation it plays for (``run``; ``built`` ones as given, the others
     loaded by its first task, :func:`_agents_for`). A pool kept between evaluations
     (:func:`training.workers.shared_pool`) starts with none and loads each evaluation's afresh."""
-    return {"config": RulesConfig.from_dict(config_dict), "run": run, "built": dict(built or {}), "envs": {}}
+    return {"config": config, "run": run, "built": dict(built or {}), "envs": {}}
 
 
 def _agents_for(state: dict, run: str, specs: list[str]) -> tuple[dict[str, Agent], raw_env]:
@@ -235,6 +235,16 @@ def _ranks(winners: list[int], totals: list[int]) -> list[int]:
     """0 for the winners (R16), then by total points."""
     order = sorted({t for p, t in enumerate(totals) if p not in winners})
     return [0 if p in winners else 1 + order.index(totals[p]) for p in range(len(totals))]
+
+
+class SaveGames(NamedTuple):
+    """Which game records an evaluation keeps, and where (``evaluate(save_games=...)``; a folder
+    alone means every game): every game (``worst`` = 0), or the ``worst`` games of ``agent``
+    (default: the lineup's first spec)."""
+
+    folder: str | Path
+    worst: int = 0
+    agent: str | None = None
 
 
 class GameSaver:
@@ -296,16 +306,16 @@ class GameSaver:
 
 def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int = 100, seed: int = 0,
              progress: bool = True, agents_by_spec: dict[str, Agent] | None = None, workers: int | None = 1,
-             save_games: str | Path | None = None, worst: int = 0, worst_agent: str | None = None,
-             address: str | None = None, on_deal_set: DealSetHook | None = None,
-             save: str | Path | None = None) -> EvalReport:
+             save_games: str | Path | SaveGames | None = None, address: str | None = None,
+             on_deal_set: DealSetHook | None = None, save: str | Path | None = None) -> EvalReport:
     """Play ``deal_sets`` duplicate deal sets, each once per seat rotation of ``lineup``.
 
     ``lineup``: agent specs or agents, one per seat; a shorter lineup is filled with its last
     agent (:func:`fill_lineup`).
 
-    ``save_games``: a folder for game records (:class:`GameSaver`): every game, or with ``worst``
-    = N the N games where ``worst_agent`` (default: the first spec) did worst.
+    ``save_games``: a folder for every game's record (:class:`GameSaver`), or a :class:`SaveGames`
+    such as ``SaveGames(folder, worst=N, agent=spec)`` for the N games where ``agent`` (default:
+    the first spec) did worst.
 
     ``on_deal_set``: a :class:`DealSetHook` called after each deal set where it was played; what
     it returns is kept in the report's ``hook_results``.
@@ -355,7 +365,10 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
                           "it cannot be combined with save_games or on_deal_set")
     results = (ResultsFile(save, {"lineup": specs, "seed": seed, "rules": config.to_dict()}, kind="evaluation")
                if save is not None else None)
-    saver = GameSaver(save_games, specs, worst, worst_agent, seed) if save_games is not None else None
+    if isinstance(save_games, (str, Path)):
+        save_games = SaveGames(save_games)
+    saver = (GameSaver(save_games.folder, specs, save_games.worst, save_games.agent, seed)
+             if save_games is not None else None)
     rng = np.random.default_rng(seed)
     all_deals = [generate_deals(config, rng) for _ in range(deal_sets)]
     model = PlackettLuce()
@@ -394,14 +407,14 @@ def evaluate(lineup: Sequence[str | Agent], config: RulesConfig, deal_sets: int 
     pool_context: AbstractContextManager[WorkerPool]
     if address:  # Ray actors for this evaluation only: kept, they would hold the cluster's CPUs
         chunk = deal_set_chunks(deal_sets, workers or 2)
-        pool_context = WorkerPool(workers, _evaluator_state, (config.to_dict(),), address=address)
+        pool_context = WorkerPool(workers, _evaluator_state, (config,), address=address)
     elif remote:  # worker processes that stay for the next evaluation of these rules
         chunk = deal_set_chunks(deal_sets, workers or 2)
         pool_context = shared_pool(("evaluate", workers, json.dumps(config.to_dict(), sort_keys=True)),
-                                   workers, _evaluator_state, (config.to_dict(),))
+                                   workers, _evaluator_state, (config,))
     else:
         chunk = 1
-        pool_context = WorkerPool(1, _evaluator_state, (config.to_dict(), given, run))
+        pool_context = WorkerPool(1, _evaluator_state, (config, given, run))
     played = 0
     for row in results.rows[:deal_sets] if results is not None else []:  # an earlier run's deal sets
         record([(specs_, winners, totals, np.array(clock), None, seconds)

@@ -54,11 +54,10 @@ __all__ = ["ExpertConfig", "ExpertTrainer", "expert_iteration"]
 
 # ------------------------------------------------------------------------------ collection (workers)
 
-def collector_state(config_dict: dict, teacher: str, opponents: list[str], hidden: list[int],
+def collector_state(config: RulesConfig, teacher: str, opponents: list[str], hidden: list[int],
                     action_head: int = 0, trunk: str = "tanh") -> dict[str, Any]:
     """A collecting worker's state (:class:`training.run.WorkerPool`'s initializer): the rules, the
     teacher, the opponents, a student network to load weights into, an env."""
-    config = RulesConfig.from_dict(config_dict)
     model = ActorCritic.for_rules(config, tuple(hidden), action_head, trunk)
     built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
     warm_up(built, config)  # compile the search kernels before the clock runs
@@ -205,7 +204,7 @@ class ExpertTrainer(NetworkRun):
     @contextmanager
     def workers(self) -> Iterator[WorkerPool]:
         cfg = self.cfg
-        init_args = (self.rules.to_dict(), cfg.teacher, cfg.opponents, list(cfg.hidden), cfg.action_head, cfg.trunk)
+        init_args = (self.rules, cfg.teacher, cfg.opponents, list(cfg.hidden), cfg.action_head, cfg.trunk)
         with WorkerPool(cfg.workers, collector_state, init_args, address=cfg.address) as pool:
             self.pool = pool
             try:

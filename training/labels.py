@@ -243,17 +243,17 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
         seats: list[Any] = [student] + [student if rng.random() < self_play_prob
                                         else opponents[int(rng.integers(len(opponents)))] for _ in range(n - 1)]
         env.reset(seed=int(rng.integers(2**63)))
-        game = env.game
         per_seat: dict[int, list[int]] = {p: [] for p in range(n)}  # each seat's labels in this game
-        while not game.is_over:
-            seat = game.current_player
+        while not env.game_over:
+            seat = env.agent_name_mapping[env.agent_selection]
             observation = env.observe(env.agent_selection)
             agent = seats[seat]
             mask = observation["action_mask"]
             if agent is student and int(mask.sum()) > 1:
                 view = observation
                 if oracle:  # for the teacher only: the label keeps the seat's own view
-                    view = {**observation, "hands": game.hidden_tiles(seat)[: (n - 1) * t_count].reshape(n - 1, t_count)}
+                    hidden = env.hidden_tiles(env.agent_selection)
+                    view = {**observation, "hands": hidden[: (n - 1) * t_count].reshape(n - 1, t_count)}
                 best, q, worlds, seconds, steps = _search_label(teacher, view, rng, a_count)
                 teacher_seconds += seconds
                 rollout_decisions += steps

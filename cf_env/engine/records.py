@@ -152,6 +152,21 @@ class GameRecords(GameViews):
         information, as :meth:`to_record` holds it)."""
         return split_deal(self._deals[r], self.config)
 
+    def all_deals(self) -> Dealt:
+        """Every round's deal as tile indices: the rounds dealt so far (:meth:`deal_tiles`), then
+        the rounds to come, scripted or drawn now from a copy of the game's generator as the game
+        itself will draw them (hidden information). ``Game(config, deals=game.all_deals())``
+        replayed through :meth:`actions` is this game, its later rounds included: how
+        :meth:`cf_env.core.CoreGame.load` starts the compiled engine on a ``Game``."""
+        cfg = self.config
+        rng = np.random.Generator(type(self._rng.bit_generator)())
+        rng.bit_generator.state = self._rng.bit_generator.state  # the game's own generator is not drawn
+        deals: list[Any] = [self.deal_tiles(r) for r in range(len(self._deals))]
+        for r in range(len(deals), cfg.rounds):
+            scripted = self._scripted[r] if r < len(self._scripted) else None
+            deals.append(scripted if scripted is not None else split_deal(rng.permutation(cfg.num_tiles).tolist(), cfg))
+        return Dealt(deals, cfg)
+
     def clone(self) -> Self:
         """An independent copy (for search agents); the copy shares no mutable state."""
         new = type(self).__new__(type(self))

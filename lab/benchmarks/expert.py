@@ -49,7 +49,7 @@ def aec_run(games: int, teacher: str, players: int, seed: int, student: str) -> 
                          f"{data['model_kwargs'].get('hidden') or 'an ensemble'}: pass --student with such a network "
                          f"(zoo:strong-4p, zoo:strong-2p-545k) or --only lockstep")
     weights = data["model"]
-    with WorkerPool(1, collector_state, (config.to_dict(), teacher, ["heuristic"], [256, 256])) as pool:
+    with WorkerPool(1, collector_state, (config, teacher, ["heuristic"], [256, 256])) as pool:
         start = time.perf_counter()
         out = pool.submit(collect_games, weights, list(range(seed, seed + games)),
                           {"self_play_prob": 0.5, "beta": 0.0, "target_temperature": 0.0, "gamma": 0.99,

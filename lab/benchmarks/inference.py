@@ -58,7 +58,7 @@ def main() -> dict:
     positions = 0
     for _ in range(args.games):
         env.reset(seed=int(rng.integers(2**63)))
-        game = env.game
+        game = env.game  # a copy that follows the env's game: every action is applied to both
         while not game.is_over:
             seat = game.current_player
             obs = env.observe(env.agent_selection)
@@ -79,7 +79,9 @@ def main() -> dict:
                     value = hits / max(total, 1)
                     share[mode].append(value)
                     late[mode].extend([value] * played)
-            env.step(seats[seat].act(obs, rng))
+            action = seats[seat].act(obs, rng)
+            env.step(action)
+            game.apply(action)
     report = {
         "lineup": specs, "games": args.games, "positions": positions, "worlds": args.worlds,
         "proposals": args.proposals, "temp": args.temp,

@@ -40,7 +40,6 @@ def test_play_on_the_compiled_core_and_play_game_on_the_engine_agree(config):
         clocks = np.zeros((2, config.num_players, 4))
         game = play_game(env, lineup, None, np.random.default_rng(k), seed=k, clock=clocks[0])
         played = play(env, lineup, None, np.random.default_rng(k), seed=k, clock=clocks[1])
-        assert env._on_core  # play never built a Game
         assert (played.winners, played.totals) == (game.winners, game.totals)
         assert np.array_equal(clocks[0][:, [1, 3]], clocks[1][:, [1, 3]])  # the same decisions, with a choice or not
 
@@ -109,7 +108,7 @@ def test_heuristic_kernel_matches_the_reference_and_batches(config):
     obs_rows, mask_rows, chosen = [], [], []
     for seed in range(6):
         env.reset(seed=seed)
-        while not env.game.is_over:
+        while not env.game_over:
             o = env.observe(env.agent_selection)
             for agent in agents_:
                 plays, scores = agent.scores(o)

@@ -50,7 +50,7 @@ def test_the_belief_reads_the_observation_as_the_sampler_wants_it(belief_file):
     closed = 0
     for _ in range(120):  # the numpy forward pass is the network's
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
-        if env.game.is_over:
+        if env.game_over:
             break
         obs = env.observe(env.agent_selection)["observation"]
         with torch.no_grad():
@@ -104,7 +104,7 @@ def test_a_search_with_a_belief_plays_whole_games(belief_file, mode):
         action = agent.act(obs, rng)
         assert obs["action_mask"][action]
         env.step(action)
-    assert env.game.is_over
+    assert env.game_over
 
 
 def test_infer_both_is_the_product_of_the_belief_and_the_opponent_model(belief_file):

@@ -37,7 +37,7 @@ env.reset(seed=3)
 specs = ['search:ms=0:sims=8:race=2', 'search:algo=ismcts:ms=0:sims=20', 'search:ms=0:sims=4:infer=policy',
          'search:ms=0:sims=4:rollout=random', 'search:ms=0:sims=4:rollout=greedy:value=win']
 searchers = [load(s, config) for s in specs]
-while not env.game.is_over:
+while not env.game_over:
     observation = env.observe(env.agent_selection)
     env.step([a.act(observation, np.random.default_rng(0)) for a in searchers][0])
 out = collect_labels(load('heuristic', config), load('search:ms=0:sims=4:infer=policy', config),

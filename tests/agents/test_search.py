@@ -155,8 +155,8 @@ def test_the_time_budget_is_kept():
     env.reset(seed=3)
     spent = []
     rng = np.random.default_rng(0)
-    while not env.game.is_over and len(spent) < 30:
-        seat = env.game.current_player
+    while not env.game_over and len(spent) < 30:
+        seat = env.agent_name_mapping[env.agent_selection]
         obs = env.observe(env.agents[seat])
         if seat == 0:
             action = agent.act(obs, rng)
@@ -179,7 +179,7 @@ def test_sims_caps_the_search_under_any_clock():
     for spec, sims in (("search:ms=60000:sims=7", 7), ("search:algo=ismcts:ms=60000:sims=25", 25),
                        ("search:ms=0:sims=3", 3)):
         agent = agents.load(spec, config)
-        while not env.game.is_over:
+        while not env.game_over:
             obs = env.observe(env.agent_selection)
             action = agent.act(obs, rng)
             if obs["action_mask"].sum() > 1:

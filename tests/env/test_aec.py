@@ -211,7 +211,7 @@ def test_round_rewards_arrive_at_each_round_end():
     e.reset(seed=1)
     rng = np.random.default_rng(1)
     seen_rounds = 0
-    while not e.game.is_over:
+    while not e.game_over:
         obs = e.observe(e.agent_selection)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         if e.game.rounds_finished != seen_rounds:
@@ -334,13 +334,13 @@ def test_memory_blocks_follow_the_public_events(kwargs):
     rng = np.random.default_rng(5)
     for seed in range(3):
         e.reset(seed=seed)
+        game = e.game  # a copy, which follows the env's game: each action is applied to both
         seen, memory = 0, None
         for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             if term or trunc:
                 e.step(None)
                 continue
-            game = e.game
             if memory is None or memory[0] != game.round_index:  # a new round: start from its opening events
                 memory = (game.round_index, [set() for _ in range(n)], [0] * n, [{} for _ in range(n)], 0)
             _, played, draws, void_at, known = memory
@@ -369,7 +369,9 @@ def test_memory_blocks_follow_the_public_events(kwargs):
                                                               for v in range(k)]
                 seen += bool(void_at[p])
             np.testing.assert_array_equal(v1.encode(game, seat), v1.select(obs["observation"]))
-            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            e.step(action)
+            game.apply(action)
         assert seen  # the games had failures to match
 
 
@@ -483,18 +485,22 @@ def test_history_is_the_round_events_each_seat_may_see(kwargs):
     longest = 0
     for seed in range(4):
         e.reset(seed=seed)
+        game = e.game  # a copy, which follows the env's game: each action is applied to both
         for agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             seat = e.agent_name_mapping[agent]
             hist = obs["history"]
             assert hist.dtype == np.int16 and space.contains(hist)
-            expected = [ev for ev in e.game.round_events(seat) if ev.kind != EventKind.ROUND_END]
+            expected = [ev for ev in game.round_events(seat) if ev.kind != EventKind.ROUND_END]
             rows = [[(ev.player - seat) % n, int(ev.kind), -1 if ev.action is None else ev.action,
                      -1 if ev.tile is None else ev.tile.index] for ev in expected]
             assert hist[: len(rows)].tolist() == rows
             assert (hist[len(rows):] == -1).all()
             longest = max(longest, len(rows))
-            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            e.step(action)
+            if action is not None:
+                game.apply(action)
     assert 0 < longest <= e.encoder.history_length()
 
 

@@ -118,7 +118,7 @@ def test_an_illegal_action_ends_with_no_winners_and_the_same_keys():
     assert e.winners == [] and not e.infos["player_0"]["winners"].any()
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"history": True}, {"engine": "python"}], ids=["compiled", "history", "python"])
+@pytest.mark.parametrize("kwargs", [{}, {"history": True}], ids=["plain", "history"])
 def test_masks_are_new_writeable_arrays_the_env_never_reads_again(kwargs):
     e = raw_env(**SMALL, **kwargs)
     e.reset(seed=2)

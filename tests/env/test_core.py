@@ -1,6 +1,7 @@
-"""The env's compiled core (cf_env.core) against the pure-Python engine: the same games, seen the
-same way by every seat, with the same rewards and infos, decision by decision; and the switch to
-the Python engine when a caller reads ``env.game``."""
+"""The env's one engine, the compiled core (cf_env.core), against the reference ``Game``
+(cf_env.engine) stepped beside it: the same games, seen the same way by every seat, with the same
+scores and winners, decision by decision; ``env.game`` as a copy that changes nothing; a ``Game``
+loaded into the env (``reset_to_game``) where it stands."""
 
 from __future__ import annotations
 
@@ -42,47 +43,62 @@ def same(a, b):
         assert type(a) is type(b) and a == b, (a, b)
 
 
-def play_both(kwargs, seed, history, options=None, actions_seed=0, make=raw_env):
-    """Step a compiled and a Python env in lockstep with random legal actions, checking everything
-    the env shows after every step; returns the two envs at the end."""
-    fast = make(engine="compiled", history=history, **kwargs)
-    slow = make(engine="python", history=history, **kwargs)
-    fast.reset(seed=seed, options=options)
-    slow.reset(seed=seed, options=options)
+def shows_the_game(e, game: Game) -> None:
+    """Everything ``e`` shows agrees with the reference ``game`` at the same point: whose turn, every
+    seat's observation (and history), the mask, each seat's hidden tiles, scores and winners."""
+    encoder = ObservationEncoder(e.config)
+    if game.is_over:
+        assert e.game_over and e.legal_bits == 0
+        assert e.winners == game.winners
+    else:
+        assert not e.game_over and e.agent_selection == e.possible_agents[game.current_player]
+        assert e.legal_bits == game.legal_bits
+    for seat, agent in enumerate(e.possible_agents):
+        seen = e.observe(agent)
+        same(seen["observation"], encoder.encode(game, seat))
+        if e.history:
+            same(seen["history"], encoder.history(game, seat))
+        expected = encoder.mask(game.legal_bits) if agent == e.agent_selection and not game.is_over else None
+        assert np.array_equal(seen["action_mask"], expected if expected is not None else np.zeros(e.num_actions))
+        same(e.hidden_tiles(agent), game.hidden_tiles(seat))
+    assert e.round_scores == game.round_scores and e.totals == game.totals
+    for info in e.infos.values():
+        assert info["rounds_finished"] == game.rounds_finished and info["totals"].tolist() == game.totals
+
+
+def play_beside_game(kwargs, seed, history, options=None, actions_seed=0, make=raw_env):
+    """Step the env and a reference ``Game`` dealt from the same seed in lockstep with random legal
+    actions, checking everything the env shows after every step; returns both at the end."""
+    e = make(history=history, **kwargs)
+    e.reset(seed=seed, options=options)
+    game = Game(e.config, seed=np.random.default_rng(seed), deals=(options or {}).get("deals"))
     rng = np.random.default_rng(actions_seed)
-    for agent in fast.agent_iter():
-        assert agent == slow.agent_selection
-        for a in fast.possible_agents:  # every seat's view, not only the one to move
-            same(fast.observe(a), slow.observe(a))
-        same(fast.last(), slow.last())
-        same(fast.rewards, slow.rewards)
-        same(fast.infos, slow.infos)
-        assert fast.terminations == slow.terminations and fast.truncations == slow.truncations
-        _, _, term, trunc, _ = fast.last(observe=False)
+    for _agent in e.agent_iter():
+        shows_the_game(e, game)
+        _, _, term, trunc, _ = e.last(observe=False)
         if term or trunc:
-            action = None
-        else:
-            legal = np.flatnonzero(fast.last()[0]["action_mask"])
-            action = int(legal[rng.integers(len(legal))])
-        fast.step(action)
-        slow.step(action)
-        assert fast._on_core  # nothing above read env.game
-    assert slow.agents == [] and fast.agents == []
-    return fast, slow
+            e.step(None)
+            continue
+        legal = game.legal_actions()
+        action = legal[rng.integers(len(legal))]
+        e.step(action)
+        game.apply(action)
+    assert e.agents == [] and game.is_over
+    return e, game
 
 
 @pytest.mark.parametrize("kwargs", CONFIGS)
-def test_the_core_plays_the_python_engines_games(kwargs):
-    for seed in range(3):
-        fast, slow = play_both(kwargs, seed, history=seed == 1, actions_seed=seed)
-        assert fast.game.to_record() == slow.game.to_record()  # the replayed Game is the same game
+def test_the_env_plays_the_reference_engines_games(kwargs):
+    for seed in range(2):  # seed 1 with the history
+        e, game = play_beside_game(kwargs, seed, history=seed == 1, actions_seed=seed)
+        assert e.game.to_record() == game.to_record()  # the copy replayed from the core is the same game
 
 
 def test_scripted_deals_and_numpy_actions():
     config = RulesConfig(num_players=2)
     dealt = [Game(config, seed=s).to_record()["deals"][0] for s in (5, 6)]
     deals = [dealt[0], None, dealt[1]]
-    play_both({"num_players": 2, "reward": "relative"}, 3, history=True, options={"deals": deals})
+    play_beside_game({"num_players": 2, "reward": "relative"}, 3, history=True, options={"deals": deals})
     fast = raw_env(num_players=2)
     fast.reset(seed=1)
     legal = np.flatnonzero(fast.last()[0]["action_mask"])
@@ -90,49 +106,80 @@ def test_scripted_deals_and_numpy_actions():
     assert fast.game.actions() == [int(legal[0])]
 
 
-def test_reading_the_game_moves_on_in_the_python_engine():
-    fast = raw_env(history=True)
-    slow = raw_env(engine="python", history=True)
-    fast.reset(seed=4)
-    slow.reset(seed=4)
+def test_reading_the_game_changes_nothing():
+    e = raw_env(history=True)
+    e.reset(seed=4)
+    reference = Game(e.config, seed=np.random.default_rng(4))
     rng = np.random.default_rng(0)
-    for i, _agent in enumerate(fast.agent_iter()):
+    for i, _agent in enumerate(e.agent_iter()):
         if i == 300:
-            assert fast._on_core
-            game = fast.game  # replays the core's game, then the env steps it
-            assert not fast._on_core and game.to_record() == slow.game.to_record()
-        same(fast.last(), slow.last())
-        obs, _, term, trunc, _ = fast.last()
+            copy = e.game
+            assert copy is not e.game and copy.to_record() == reference.to_record()
+            copy.apply(copy.legal_actions()[-1])  # changing the copy changes nothing in the env
+            shows_the_game(e, reference)
+        obs, _, term, trunc, _ = e.last()
         action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        fast.step(action)
-        slow.step(action)
-    assert fast.game.to_record() == slow.game.to_record()
-    fast.reset(seed=5)  # the next game is the core's again
-    assert fast._on_core
+        e.step(action)
+        if action is not None:
+            reference.apply(action)
+    assert e.game.to_record() == reference.to_record()
 
 
-def test_illegal_actions_are_handled_the_same_and_change_nothing():
-    for make in (raw_env, env):
-        fast, slow = make(), make(engine="python")
-        fast.reset(seed=2)
-        slow.reset(seed=2)
-        illegal = int(np.flatnonzero(fast.last()[0]["action_mask"] == 0)[0])
-        if make is raw_env:
-            for bad in (illegal, None, -1, 10**6, "x"):
-                with pytest.raises(IllegalActionError, match="legal actions"):
-                    fast.step(bad)
-            assert fast._on_core
-            same(fast.last(), slow.last())
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            fast.step(illegal)
-            slow.step(illegal)
-        same(fast.rewards, slow.rewards)
-        for _ in fast.agent_iter():
-            same(fast.last(), slow.last())
-            fast.step(None)
-            slow.step(None)
+@pytest.mark.parametrize("kwargs", [{}, {"num_players": 3, "max_pip": 4, "hand_size": 3, "center_arms": 3}])
+def test_a_game_in_play_loads_into_the_env_and_plays_on_the_same(kwargs):
+    """``reset_to_game`` deals the core every round the game dealt and will deal (its generator
+    copied, not drawn), then replays its actions: the env plays on as the Game does, later rounds
+    included, and the Game given is not changed."""
+    config = RulesConfig(**kwargs)
+    rng = np.random.default_rng(3)
+    for seed in range(3):
+        game = Game(config, seed=seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if game.is_over:
+                break
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+        record = game.to_record()
+        e = raw_env(config=config, history=True)
+        e.reset_to_game(game)
+        assert game.to_record() == record and e.game.to_record() == record
+        while not game.is_over:
+            shows_the_game(e, game)
+            legal = game.legal_actions()
+            action = legal[rng.integers(len(legal))]
+            e.step(action)
+            game.apply(action)
+        shows_the_game(e, game)
+        assert e.game.to_record() == game.to_record()
+
+
+def test_reset_to_game_refuses_other_rules():
+    e = raw_env()
+    with pytest.raises(ValueError, match="reset_to_game needs a Game"):
+        e.reset_to_game(Game(RulesConfig(num_players=2)))
+
+
+def test_illegal_actions_change_nothing_or_end_the_game():
+    e = raw_env()
+    e.reset(seed=2)
+    before = e.last()
+    illegal = int(np.flatnonzero(before[0]["action_mask"] == 0)[0])
+    for bad in (illegal, None, -1, 10**6, "x"):
+        with pytest.raises(IllegalActionError, match="legal actions"):
+            e.step(bad)
+    same(e.last(), before)
+    game = e.game
+    ended = env()
+    ended.reset(seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ended.step(illegal)
+    offender = e.agent_selection
+    assert ended.rewards[offender] == -1.0 and all(r == 0.0 for a, r in ended.rewards.items() if a != offender)
+    assert ended.game_over and ended.game.to_record() == game.to_record()  # the core took no step
+    for _ in ended.agent_iter():
+        ended.step(None)
+    assert ended.agents == []
 
 
 def test_a_bad_deal_changes_nothing():
@@ -142,12 +189,11 @@ def test_a_bad_deal_changes_nothing():
     with pytest.raises(DealError):
         fast.reset(options={"deals": [{"hands": [], "boneyard": []}]})
     same(fast.last(), before)
-    assert fast._on_core
 
 
-def test_engine_is_checked():
-    with pytest.raises(ValueError, match="engine must be one of"):
-        raw_env(engine="numba")
+def test_there_is_no_engine_switch():
+    with pytest.raises(TypeError, match="engine"):
+        raw_env(engine="python")
 
 
 def test_core_game_replays_to_the_same_game():
@@ -168,22 +214,22 @@ def test_core_game_replays_to_the_same_game():
     assert core.to_game().to_record() == game.to_record()
 
 
-def test_the_gymnasium_env_plays_the_same_episodes_on_either_engine():
+def test_the_gymnasium_env_shows_the_reference_games():
     from agents import load
     from cf_env.gym_env import ChickenFootSingleEnv
 
     config = RulesConfig(num_players=3, max_pip=6, hand_size=5)
     heuristic = load("heuristic", config)
-    kwargs = {"num_players": 3, "max_pip": 6, "hand_size": 5, "reward": "relative", "learner_seat": "random",
-              "opponents": {1: heuristic, 2: heuristic, 0: heuristic}}
-    fast, slow = ChickenFootSingleEnv(**kwargs), ChickenFootSingleEnv(engine="python", **kwargs)
+    e = ChickenFootSingleEnv(config=config, reward="relative", learner_seat="random",
+                             opponents={1: heuristic, 2: heuristic, 0: heuristic})
+    encoder = ObservationEncoder(config)
     rng = np.random.default_rng(0)
     for episode in range(3):
-        same(fast.reset(seed=episode), slow.reset(seed=episode))
+        obs, info = e.reset(seed=episode)
         done = False
         while not done:
-            action = int(rng.choice(np.flatnonzero(fast.action_masks())))
-            out = fast.step(action)
-            same(out, slow.step(action))
-            done = out[2]
-        assert fast.aec._on_core and fast.aec.totals == slow.aec.totals
+            game = e.aec.game
+            same(obs["observation"], encoder.encode(game, info["seat"]))
+            same(obs["action_mask"], encoder.mask(game.legal_bits).copy())
+            obs, _, done, _, info = e.step(int(rng.choice(np.flatnonzero(e.action_masks()))))
+        assert e.aec.game.is_over and e.aec.totals == e.aec.game.totals

@@ -61,7 +61,7 @@ def test_actions(actions):
     e = raw_env(num_players=2, max_pip=4, hand_size=3, center_arms=2)
     e.reset(seed=3)
     for action in actions:
-        if e.game.is_over:
+        if e.game_over:
             break
         before = e.game.to_record()
         try:

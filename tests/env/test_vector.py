@@ -55,10 +55,10 @@ def test_vector_matches_aec_env_step_by_step(config, reward):
             env.step(int(actions[g]))
             expected = [env.rewards[a] for a in env.possible_agents]
             assert rewards[g].tolist() == expected, (g, steps)
-            if env.game.is_over:
+            if env.game_over:
                 assert done[g]
-                assert vg.final_totals[g].tolist() == env.game.totals
-                assert np.flatnonzero(vg.final_winners[g]).tolist() == env.game.winners
+                assert vg.final_totals[g].tolist() == env.totals
+                assert np.flatnonzero(vg.final_winners[g]).tolist() == env.winners
                 live[g] = False
             else:
                 assert not done[g]

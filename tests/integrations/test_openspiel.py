@@ -94,7 +94,7 @@ def test_same_deal_and_actions_as_the_env(rules, games):
             np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], np.float32(obs))
             env.step(action)
             returns += [env.rewards[a] for a in env.possible_agents]
-        assert env.game.is_over and env.game.winners == state.engine.winners
+        assert env.game_over and env.game.winners == state.engine.winners
         np.testing.assert_allclose(returns, state.returns())
         assert abs(sum(state.returns())) < 1e-12
 
@@ -107,9 +107,9 @@ def test_state_from_game_rebuilds_an_engine_game():
     rng = np.random.default_rng(1)
     spiel_game = game_from_rules(rules)
     for step in range(200):
-        if env.game.is_over:
+        if env.game_over:
             break
-        seat = env.game.current_player
+        seat = env.agent_name_mapping[env.agent_selection]
         if step % 17 == 0:
             state = state_from_game(env.game, spiel_game)
             assert state.current_player() == seat
