@@ -254,14 +254,12 @@ class PPOConfig(NetworkTrainerConfig):
     PPO
         CleanRL's names; ``num_minibatches`` may not exceed ``num_envs * rollout_steps``.
     Critic
-        critic: ``"shared"`` (the policy network's own value head) or ``"privileged"`` (a
-        separate network that also reads the opponents' hands and the boneyard,
-        :mod:`training.critic`; the policy still reads only the observation);
+        critic: ``"shared"`` (the policy network's own value head) or a critic class's entry
+        point ``"package.module:Class"`` (:mod:`training.critic`; the policy still reads only
+        the observation), built with ``critic_options`` as keyword arguments;
         critic_warmup_updates: the first updates train the value alone (the policy is left as
-        it is while a new critic learns); critic_learning_rate: the privileged critic's own
-        (annealed with the policy's; empty: learning_rate); critic_init: the privileged critic
-        starts ``"fresh"`` (random weights) or as the warm-started ``"policy"`` network's own
-        value function (its trunk and value head, the hidden tiles' weights zero).
+        it is while a new critic learns); critic_learning_rate: a separate critic's own
+        (annealed with the policy's; empty: learning_rate).
     Evaluation
         eval_every (updates between evaluations; 0: none during training, only the final one,
         which ``eval_deal_sets: 0`` switches off too), eval_opponents.
@@ -283,10 +281,10 @@ class PPOConfig(NetworkTrainerConfig):
     ent_coef: NonNegativeFloat = 0.01
     norm_adv: bool = True
     target_kl: NonNegativeFloat = 0.0
-    critic: Literal["shared", "privileged"] = "shared"
+    critic: str = "shared"
+    critic_options: dict[str, Any] = Field(default_factory=dict)
     critic_warmup_updates: NonNegativeInt = 0
     critic_learning_rate: PositiveFloat | None = None
-    critic_init: Literal["fresh", "policy"] = "fresh"
     eval_every: NonNegativeInt = 25
     eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 
@@ -302,9 +300,9 @@ class PPOConfig(NetworkTrainerConfig):
                              f"({self.batch_size}): every minibatch needs at least one decision")
         if self.self_play_prob < 1.0 and not self.pool_baselines:
             raise ValueError("pool_baselines is empty but self_play_prob < 1 needs opponents")
-        if self.critic_init == "policy" and self.critic != "privileged":
-            raise ValueError("critic_init: policy starts the privileged critic from the policy network; it needs "
-                             "critic: privileged (the shared critic is the policy network's own value head)")
+        if self.critic != "shared" and not re.fullmatch(r"[\w.]+:\w+", self.critic):
+            raise ValueError(f"critic must be 'shared' or a critic class's entry point 'package.module:Class', "
+                             f"got {self.critic!r}")
         return self
 
     @property

@@ -29,7 +29,7 @@ from agents.checkpoint import CheckpointError
 from agents.torch_policy import TorchAgent
 from training.collectors import AecCollector, VectorCollector
 from training.config import PPOConfig
-from training.critic import PrivilegedCritic
+from training.critic import make_critic
 from training.evaluate import win_rates
 from training.pool import OpponentPool
 from training.run import NetworkRun, RunExistsError, StopSignals
@@ -54,20 +54,17 @@ class Trainer(NetworkRun):
         self.global_step = 0  # learner decisions trained on
         # --- opponents, games and the learner's transitions
         self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
-        # --- a perfect-information critic (critic: privileged), beside the policy network
-        self.critic: PrivilegedCritic | None = None
-        self.critic_optimizer: torch.optim.Optimizer | None = None
-        if cfg.critic == "privileged":
-            self.critic = PrivilegedCritic(self.rules, self.encoder.size, tuple(cfg.hidden)).to(self.device)
-            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=self._critic_lr, eps=1e-5)
+        # --- the critic: the policy network's value head, or a strategy of the config's (training.critic)
+        self.critic = make_critic(cfg.critic, cfg.critic_options, self.rules, self.encoder.size, tuple(cfg.hidden),
+                                  cfg.critic_learning_rate or cfg.learning_rate, self.device)
         if resume:
             self.resume()
             self.refuse_complete()
         backend = VectorCollector if cfg.backend == "vector" else AecCollector
-        privileged = self.critic is not None
+        reads_hidden = self.critic.reads_hidden
         self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng,
-                                 hidden=privileged)
-        hidden_dim = self.rules.num_players * self.rules.num_tiles if privileged else 0
+                                 hidden=reads_hidden)
+        hidden_dim = self.rules.num_players * self.rules.num_tiles if reads_hidden else 0
         self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions,
                                    hidden_dim)
 
@@ -83,28 +80,18 @@ class Trainer(NetworkRun):
         return self.iteration
 
     def trainer_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = {"update": self.update, "pool": self.pool.specs}
-        if self.critic is not None and self.critic_optimizer is not None:
-            state |= {"critic": self.critic.state_dict(), "critic_optimizer": self.critic_optimizer.state_dict()}
-        return state
+        return {"update": self.update, "pool": self.pool.specs, "critic_name": self.cfg.critic,
+                **self.critic.state_dict()}
 
     def load_trainer_state(self, state: dict[str, Any]) -> None:
         self.global_step = int(state["train_step"])
         self.iteration = int(state["update"])
         self.pool.specs = list(state["pool"])
-        if self.critic is not None and self.critic_optimizer is not None:
-            if "critic" not in state:
-                raise CheckpointError("--resume: the checkpoint was trained with the shared critic, this config asks "
-                                      "for critic: privileged; resume with critic: shared, or start a new run")
-            self.critic.load_state_dict(state["critic"])
-            self.critic_optimizer.load_state_dict(state["critic_optimizer"])
-        elif "critic" in state:
-            raise CheckpointError("--resume: the checkpoint was trained with critic: privileged, this config asks for "
-                                  "the shared critic; resume with critic: privileged, or start a new run")
-
-    @property
-    def _critic_lr(self) -> float:
-        return self.cfg.critic_learning_rate or self.cfg.learning_rate
+        trained = state.get("critic_name", "shared" if "critic" not in state else "a separate critic")
+        if trained != self.cfg.critic:
+            raise CheckpointError(f"--resume: the checkpoint was trained with critic: {trained}, this config asks for "
+                                  f"critic: {self.cfg.critic}; resume with the checkpoint's critic, or start a new run")
+        self.critic.load_state_dict(state)
 
     # -------------------------------------------------------------- acting
 
@@ -112,12 +99,11 @@ class Trainer(NetworkRun):
     def _policy(self, obs: np.ndarray, mask: np.ndarray,
                 hidden: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Actions sampled from the policy (which reads ``obs`` alone), their log-probabilities, and
-        the critic's values (the privileged critic's read ``hidden`` too)."""
+        the critic's values (a critic that reads ``hidden`` is given it)."""
         dev = self.device
         observation = torch.from_numpy(obs).to(dev)
         logits, values = self.model(observation, torch.from_numpy(mask).to(dev))
-        if self.critic is not None and hidden is not None:
-            values = self.critic(observation, torch.from_numpy(hidden).to(dev))
+        values = self.critic.value(observation, None if hidden is None else torch.from_numpy(hidden).to(dev), values)
         probs = torch.softmax(logits, dim=-1)
         # inverse-CDF sampling (an order of magnitude faster than torch.multinomial on CPU); u is kept
         # inside (0, 1) so the chosen action always has probability > 0, i.e. is legal
@@ -140,7 +126,7 @@ class Trainer(NetworkRun):
         b_obs, b_mask = tensor(buf.obs[idx]), tensor(buf.mask[idx])
         b_act, b_logp, b_val = tensor(buf.action[idx]), tensor(buf.logp[idx]), tensor(buf.value[idx])
         b_adv, b_ret = tensor(adv), tensor(ret)
-        b_hidden = tensor(buf.hidden[idx]) if self.critic is not None else None
+        b_hidden = tensor(buf.hidden[idx]) if self.critic.reads_hidden else None
         warmup = self.update < cfg.critic_warmup_updates  # the value alone: the policy's terms are left out
         self.buffer = self.buffer.carry_over()
         n = len(idx)
@@ -151,8 +137,7 @@ class Trainer(NetworkRun):
             for start in range(0, n, mb):
                 j = perm[start:start + mb]
                 logits, value = self.model(b_obs[j], b_mask[j])
-                if self.critic is not None and b_hidden is not None:
-                    value = self.critic(b_obs[j], b_hidden[j])
+                value = self.critic.value(b_obs[j], None if b_hidden is None else b_hidden[j], value)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 new_logp = logp_all.gather(1, b_act[j][:, None]).squeeze(1)
                 probs = logp_all.exp()
@@ -168,15 +153,12 @@ class Trainer(NetworkRun):
                 else:
                     loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
                 self.optimizer.zero_grad()
-                if self.critic_optimizer is not None and self.critic is not None:
-                    self.critic_optimizer.zero_grad()
+                self.critic.zero_grad()
                 loss.backward()
-                if not warmup or self.critic is None:  # with the privileged critic the warm-up trains it alone
+                if not warmup or not self.critic.own_weights:  # a separate critic is trained alone in the warm-up
                     nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
                     self.optimizer.step()
-                if self.critic_optimizer is not None and self.critic is not None:
-                    nn.utils.clip_grad_norm_(self.critic.parameters(), cfg.max_grad_norm)
-                    self.critic_optimizer.step()
+                self.critic.step(cfg.max_grad_norm)
                 with torch.no_grad():
                     log_ratio = new_logp - b_logp[j]
                     stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
@@ -224,8 +206,8 @@ class Trainer(NetworkRun):
         fresh = not self.started
         for k, v in self.warm_start().items():  # behaviour cloning's statistics, when it ran
             writer.add_scalar(f"losses/{k}", v, 0)
-        if fresh and self.critic is not None and self.cfg.critic_init == "policy":
-            self.critic.start_from(self.model)
+        if fresh:
+            self.critic.start(self.model)
         self.collector.start()
         self._since = (time.time(), self.global_step, self.env_steps)  # this process's throughput counts from here
 
@@ -235,8 +217,7 @@ class Trainer(NetworkRun):
         if cfg.anneal_lr:
             left = 1.0 - self.global_step / cfg.total_steps
             self.optimizer.param_groups[0]["lr"] = left * cfg.learning_rate
-            if self.critic_optimizer is not None:
-                self.critic_optimizer.param_groups[0]["lr"] = left * self._critic_lr
+            self.critic.set_learning_rate_fraction(left)
         learner_steps, env_steps = self.collector.collect(self._policy, self.buffer, cfg.rollout_steps)
         self.global_step += learner_steps
         self.env_steps += env_steps

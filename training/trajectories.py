@@ -30,7 +30,7 @@ class Trajectories:
     num_players: int
     obs_dim: int
     num_actions: int
-    hidden_dim: int = 0  #: width of the ``hidden`` column (a privileged critic's input; 0: none)
+    hidden_dim: int = 0  #: width of the ``hidden`` column (the input of a critic that reads hidden tiles; 0: none)
     size: int = 0
     # the columns (_COLUMNS), allocated by _allocate; row i is one transition
     pending: np.ndarray = field(init=False, repr=False)
@@ -63,7 +63,7 @@ class Trajectories:
     def open(self, envs: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray,
              logp: np.ndarray, value: np.ndarray, hidden: np.ndarray | None = None) -> None:
         """Start the transitions of these keys' new decisions, closing each key's previous one
-        (``hidden``: what a privileged critic reads beside ``obs``, when ``hidden_dim`` > 0)."""
+        (``hidden``: what a critic that reads hidden tiles reads beside ``obs``, when ``hidden_dim`` > 0)."""
         k = len(envs)
         if self.size + k > len(self.obs):
             self._allocate(max(2 * len(self.obs), self.size + k))

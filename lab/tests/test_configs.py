@@ -18,5 +18,5 @@ def test_a_lab_config_loads(path):
         return
     cfg = load_config(path)
     assert isinstance(cfg, PPOConfig) and cfg.init_checkpoint == "zoo:strong-4p"
-    assert (cfg.critic == "privileged") == ("privileged" in path.stem)
-    assert (cfg.critic_init == "policy") == path.stem.endswith("-init")
+    assert (cfg.critic == "lab.critic:PrivilegedCritic") == ("privileged" in path.stem)
+    assert (cfg.critic_options.get("init") == "policy") == path.stem.endswith("-init")

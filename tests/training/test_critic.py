@@ -1,5 +1,6 @@
-"""The perfect-information critic (critic: privileged): what it reads, that the policy never
-reads it, its warm-up, and its resume."""
+"""PPO's critic as a strategy (training.critic): the shared critic by default, a plug-in named by
+its entry point that reads the seat's hidden tiles, which the policy never reads, its warm-up, its
+resume, and the errors of a bad name; and the hidden tiles themselves."""
 
 from __future__ import annotations
 
@@ -8,15 +9,43 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from torch import nn
 
 from agents.checkpoint import CheckpointError
 from cf_env import ObservationEncoder, RulesConfig
 from cf_env.engine import Game
 from cf_env.vector import VectorGame
-from training.config import load_config
+from training.config import TrainConfigError, load_config
+from training.critic import Critic, NetworkCritic, make_critic
 from training.ppo import Trainer
 
 SMOKE = Path(__file__).resolve().parents[2] / "configs" / "smoke.yaml"
+
+
+class _HiddenCount(nn.Module):
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.weight = nn.Linear(width, 1)
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        return self.weight(hidden).squeeze(-1)
+
+
+class HiddenCritic(NetworkCritic):
+    """A plug-in for the tests: a linear value of the hidden tiles alone."""
+
+    reads_hidden = True
+
+    def __init__(self, rules, obs_dim, hidden, learning_rate, device, scale: float = 1.0) -> None:
+        super().__init__(_HiddenCount(rules.num_players * rules.num_tiles).to(device), learning_rate * scale)
+
+
+PLUG_IN = f"{__name__}:HiddenCritic"
+
+
+class _Quiet:
+    def add_scalar(self, *args, **kwargs) -> None:
+        pass
 
 
 def _accounts_for_every_tile(obs: np.ndarray, hidden: np.ndarray, encoder: ObservationEncoder) -> None:
@@ -46,8 +75,24 @@ def test_the_hidden_tiles_are_what_the_seat_cannot_see():
         obs, mask, seat, _, _ = vg.step(np.array([rng.choice(np.flatnonzero(m)) for m in mask]))
 
 
+def test_the_shared_critic_is_the_default_and_bad_names_are_refused(tmp_path):
+    trainer = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), bc_games=0), progress=False)
+    assert type(trainer.critic) is Critic and not trainer.critic.reads_hidden and trainer.buffer.hidden_dim == 0
+    with pytest.raises(TrainConfigError, match="entry point"):
+        load_config(SMOKE, critic="privileged")
+    rules, kwargs = RulesConfig(), {"obs_dim": 10, "hidden": (8,), "learning_rate": 1e-3, "device": "cpu"}
+    for name, message in (("no_such_module:Critic", "could not be imported"), (f"{__name__}:_Quiet", "not a"),
+                          (f"{__name__}:Nothing", "could not be imported")):
+        with pytest.raises(TrainConfigError, match=message):
+            make_critic(name, {}, rules, **kwargs)
+    with pytest.raises(TrainConfigError, match="does not take"):
+        make_critic(PLUG_IN, {"bogus": 1}, rules, **kwargs)
+    with pytest.raises(TrainConfigError, match="takes none"):
+        make_critic("shared", {"scale": 2.0}, rules, **kwargs)
+
+
 def test_the_policy_never_reads_what_the_critic_sees(tmp_path):
-    trainer = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", bc_games=0), progress=False)
+    trainer = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic=PLUG_IN, bc_games=0), progress=False)
     trainer.collector.start()
     obs, mask = trainer.collector.obs, trainer.collector.mask.astype(bool)
     picks = []
@@ -60,68 +105,34 @@ def test_the_policy_never_reads_what_the_critic_sees(tmp_path):
     assert not np.array_equal(picks[0][2], picks[1][2])  # the critic's values do read them
 
 
-class _Quiet:
-    def add_scalar(self, *args, **kwargs) -> None:
-        pass
-
-
-def test_the_warm_up_trains_the_critic_alone(tmp_path):
-    trainer = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", critic_warmup_updates=1,
-                                  bc_games=0), progress=False)
+def test_the_warm_up_trains_a_separate_critic_alone_at_its_own_rate(tmp_path):
+    cfg = load_config(SMOKE, runs_dir=str(tmp_path), critic=PLUG_IN, critic_options={"scale": 2.0},
+                      critic_warmup_updates=1, critic_learning_rate=3e-3, bc_games=0)
+    trainer = Trainer(cfg, progress=False)
+    critic = trainer.critic
+    assert isinstance(critic, HiddenCritic) and critic.optimizer.param_groups[0]["lr"] == 6e-3
     trainer.begin(_Quiet(), None)
-    assert trainer.critic is not None
     policy = {k: v.clone() for k, v in trainer.model.state_dict().items()}
-    critic = {k: v.clone() for k, v in trainer.critic.state_dict().items()}
+    weights = {k: v.clone() for k, v in critic.module.state_dict().items()}
     trainer.step(None)
     trainer.iteration += 1  # the loop counts the update
     assert all(torch.equal(v, policy[k]) for k, v in trainer.model.state_dict().items())
-    assert not all(torch.equal(v, critic[k]) for k, v in trainer.critic.state_dict().items())
-    trainer.step(None)  # after the warm-up the policy learns too
-    assert not all(torch.equal(v, policy[k]) for k, v in trainer.model.state_dict().items())
-
-
-def test_a_privileged_run_resumes_with_its_critic_and_refuses_the_other(tmp_path):
-    first = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", total_steps=256, bc_games=0),
-                    progress=False)
-    first.run()
-    assert first.critic is not None
-    saved = {k: v.clone() for k, v in first.critic.state_dict().items()}
-    resumed = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", total_steps=512, bc_games=0),
-                      resume=True, progress=False)
-    assert resumed.critic is not None
-    assert all(torch.equal(v, saved[k]) for k, v in resumed.critic.state_dict().items())
-    assert resumed.run()["stop_reason"] == "total_steps"
-    with pytest.raises(CheckpointError, match="critic: privileged"):
-        Trainer(load_config(SMOKE, runs_dir=str(tmp_path), total_steps=1024, bc_games=0), resume=True, progress=False)
-
-
-def test_the_critic_may_learn_at_its_own_rate(tmp_path):
-    cfg = load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", critic_learning_rate=3e-3, bc_games=0)
-    trainer = Trainer(cfg, progress=False)
-    assert trainer.critic_optimizer is not None
-    assert trainer.critic_optimizer.param_groups[0]["lr"] == 3e-3
-    trainer.begin(_Quiet(), None)
+    assert not all(torch.equal(v, weights[k]) for k, v in critic.module.state_dict().items())
     trainer.global_step = cfg.total_steps // 2
-    trainer.step(None)  # annealed with the policy's, from its own start
-    assert trainer.critic_optimizer.param_groups[0]["lr"] == pytest.approx(1.5e-3)
+    trainer.step(None)  # after the warm-up the policy learns too; the critic's rate anneals with the policy's
+    assert not all(torch.equal(v, policy[k]) for k, v in trainer.model.state_dict().items())
+    assert critic.optimizer.param_groups[0]["lr"] == pytest.approx(3e-3)
     assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(cfg.learning_rate / 2)
 
 
-def test_the_critic_may_start_as_the_policy_networks_value(tmp_path):
-    """critic_init: policy: after the warm start (behaviour cloning here) the critic gives the policy
-    network's own values, whatever the hidden tiles, and learns on from there."""
-    cfg = load_config(SMOKE, runs_dir=str(tmp_path), critic="privileged", critic_init="policy")
-    trainer = Trainer(cfg, progress=False)
-    trainer.begin(_Quiet(), None)
-    assert trainer.critic is not None
-    obs = torch.from_numpy(trainer.collector.obs)
-    mask = torch.from_numpy(trainer.collector.mask.astype(bool))
-    with torch.no_grad():
-        want = trainer.model(obs, mask)[1]
-        for hidden in (torch.zeros(len(obs), trainer.buffer.hidden_dim), torch.ones(len(obs), trainer.buffer.hidden_dim)):
-            torch.testing.assert_close(trainer.critic(obs, hidden), want)
-    trainer.step(None)  # the hidden tiles' weights learn from zero
-    first = trainer.critic.body[0].weight[:, trainer.encoder.size:]
-    assert first.abs().sum() > 0
-    with pytest.raises(ValueError, match="critic: privileged"):
-        load_config(SMOKE, critic_init="policy")
+def test_a_run_resumes_with_its_critic_and_refuses_another(tmp_path):
+    first = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic=PLUG_IN, total_steps=256, bc_games=0),
+                    progress=False)
+    first.run()
+    saved = {k: v.clone() for k, v in first.critic.module.state_dict().items()}
+    resumed = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic=PLUG_IN, total_steps=512, bc_games=0),
+                      resume=True, progress=False)
+    assert all(torch.equal(v, saved[k]) for k, v in resumed.critic.module.state_dict().items())
+    assert resumed.run()["stop_reason"] == "total_steps"
+    with pytest.raises(CheckpointError, match=f"critic: {PLUG_IN}"):
+        Trainer(load_config(SMOKE, runs_dir=str(tmp_path), total_steps=1024, bc_games=0), resume=True, progress=False)
