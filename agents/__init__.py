@@ -30,8 +30,8 @@ from cf_env import RulesConfig
 from cf_env.packages import require_extra
 
 __all__ = ["Agent", "AgentSpec", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent",
-           "BASELINES", "ZOO_DIR", "checkpoint_file", "legal_actions", "load", "named_specs", "parse_spec", "spec_rules",
-           "zoo_path", "zoo_names"]
+           "BASELINES", "ZOO_DIR", "checkpoint_file", "checkpoint_temperature", "legal_actions", "load", "named_specs",
+           "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
 
 BASELINES: dict[str, Callable[[RulesConfig], Agent]] = {"random": RandomAgent, "greedy": GreedyAgent,
                                                          "heuristic": HeuristicAgent}
@@ -115,7 +115,7 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
         except (FileNotFoundError, ValueError) as exc:
             raise AgentSpecError(f"{spec}: {exc}") from None
     path = _checkpoint_path(parsed.argument)
-    temperature = _temperature(spec, parsed.params)
+    temperature = checkpoint_temperature(spec)
     require_extra("torch", "train", f"the agent {spec!r} (a PyTorch network)")
     from agents.torch_policy import TorchAgent
 
@@ -123,11 +123,12 @@ def load(spec: str, config: RulesConfig | None = None, device: str = "cpu") -> A
                                       deterministic=temperature is None, temperature=temperature or 1.0)
 
 
-def _temperature(spec: str, params: dict[str, str]) -> float | None:
+def checkpoint_temperature(spec: str) -> float | None:
     """A checkpoint spec's ``temperature=T`` (``None``: the most likely move); :class:`AgentSpecError`
     for another parameter or a value that is not a positive number."""
     import math
 
+    params = parse_spec(spec).params
     unknown = sorted(set(params) - {"temperature"})
     if unknown:
         raise AgentSpecError(f"{spec!r}: a checkpoint takes one parameter, temperature=T (sample the move from "

@@ -203,11 +203,12 @@ class NetworkTrainerConfig(RunConfig):
 
     Warm start
         init_checkpoint: start from these weights (a checkpoint path or ``zoo:NAME``; same rules and
-        network sizes) instead of random ones; behaviour cloning is then skipped.
-        init_logit_scale: the started network's logits multiplied by this (its linear policy head
-        scaled; 1: as saved). A distilled network's argmax plays far better than its softmax
-        samples (``zoo:strong-4p``: 55% against 26% as 1 vs 3 heuristic), and PPO improves the
-        sampled policy, so a fine-tune can start from a sharper one (x10: 50.5% sampled).
+        network sizes) instead of random ones; behaviour cloning is then skipped. With
+        ``:temperature=T`` the network starts as the policy that spec plays, ``softmax(logits /
+        T)`` (its linear policy head scaled by ``1 / T``): a distilled network's argmax plays far
+        better than its softmax samples (``zoo:strong-4p``: 55% against 26% as 1 vs 3 heuristic),
+        and PPO improves the sampled policy, so a fine-tune can start from a sharper one
+        (``temperature=0.1``: 50.5% sampled).
         bc_games: games of the heuristic agent to imitate first (0 = none); bc_epochs.
     Learning
         learning_rate (Adam's), gamma (discount of the value targets), vf_coef (value-loss weight),
@@ -221,7 +222,6 @@ class NetworkTrainerConfig(RunConfig):
     torch_threads: PositiveInt = 2
     learning_rate: PositiveFloat = 3e-4
     init_checkpoint: str = ""
-    init_logit_scale: PositiveFloat = 1.0
     bc_games: NonNegativeInt = 0
     bc_epochs: PositiveInt = 4
     gamma: Probability = 0.99
@@ -229,12 +229,17 @@ class NetworkTrainerConfig(RunConfig):
     max_grad_norm: PositiveFloat = 0.5
     eval_deal_sets: NonNegativeInt = 10
 
-    @model_validator(mode="after")
-    def _scale_needs_a_start(self) -> NetworkTrainerConfig:
-        if self.init_logit_scale != 1.0 and not self.init_checkpoint:
-            raise ValueError("init_logit_scale sharpens init_checkpoint's network; give init_checkpoint, or leave "
-                             "init_logit_scale at 1")
-        return self
+    @field_validator("init_checkpoint")
+    @classmethod
+    def _a_checkpoint(cls, spec: str) -> str:
+        """A checkpoint spec (a path or ``zoo:NAME``), with ``temperature=T`` its only parameter."""
+        if spec:
+            from agents import checkpoint_temperature, parse_spec
+
+            if parse_spec(spec).kind != "checkpoint":
+                raise ValueError(f"init_checkpoint {spec!r} is not a checkpoint (a path or zoo:NAME)")
+            checkpoint_temperature(spec)  # AgentSpecError (a ValueError) names a bad parameter
+        return spec
 
 
 class PPOConfig(NetworkTrainerConfig):

@@ -89,15 +89,19 @@ def jsonable(state: Any) -> Any:
 
 def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
     """Copy a checkpoint's weights (a path or ``zoo:NAME``: a run's ``init_checkpoint``) into
-    ``model``, on whatever device it is; the rules and network sizes must match. A network of an
+    ``model``, on whatever device it is; the rules and network sizes must match. With
+    ``:temperature=T`` (the spec that samples from ``softmax(logits / T)``) the policy head is
+    scaled by ``1 / T`` (:meth:`ActorCritic.sharpen`), so that the network's own softmax is that
+    policy: what PPO then improves. A network of an
     older observation version is widened to ``model``'s (:func:`agents.torch_policy.widen_weights`:
     it plays as before and the new features start at weight zero), and a narrower network of the
     same depth is grown into ``model``'s wider layers (:func:`agents.torch_policy.grow_hidden`:
     it plays as before, the new units start unread)."""
-    from agents import checkpoint_file
+    from agents import checkpoint_file, checkpoint_temperature, parse_spec
     from agents.torch_policy import grow_hidden, model_from_checkpoint, widen_weights
 
-    path = checkpoint_file(spec)
+    temperature = checkpoint_temperature(spec)
+    path = checkpoint_file(parse_spec(spec).argument)
     data = load_checkpoint(path)
     if data["rules"] != rules.to_dict():
         raise CheckpointError(f"init_checkpoint {spec} was trained with rules {data['rules']}, "
@@ -128,6 +132,8 @@ def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
         grow_hidden(old, grown)
         old = grown
     model.load_state_dict(old.state_dict())  # copies the CPU weights onto the model's device
+    if temperature is not None:
+        model.sharpen(1.0 / temperature)
 
 
 class StopSignals:
@@ -482,8 +488,6 @@ class NetworkRun(TrainingRun):
             return {}
         if cfg.init_checkpoint:
             load_weights(self.model, self.rules, cfg.init_checkpoint)
-            if cfg.init_logit_scale != 1.0:
-                self.model.sharpen(cfg.init_logit_scale)
             return {}
         if not cfg.bc_games:
             return {}

@@ -67,17 +67,19 @@ def test_init_checkpoint_starts_from_those_weights(tmp_path):
     for name, tensor in trainer.model.state_dict().items():
         assert torch.equal(tensor, saved[name]), name
     assert trainer.global_step == 0  # a new run from those weights, not a resume
-    # init_logit_scale: the same network with its logits multiplied (the argmax unchanged)
-    sharp = Trainer(load_config(SMOKE, runs_dir=str(tmp_path / "s"), init_checkpoint=first["final"],
-                                init_logit_scale=4.0), progress=False)
+    # :temperature=T: the same network with its logits multiplied by 1 / T (the argmax unchanged)
+    sharp = Trainer(load_config(SMOKE, runs_dir=str(tmp_path / "s"), init_checkpoint=f"{first['final']}:temperature=0.25"),
+                    progress=False)
     sharp.warm_start()
     obs = torch.rand(5, sharp.model.obs_dim)
     mask = torch.ones(5, sharp.model.num_actions, dtype=torch.bool)
     with torch.no_grad():
         want, got = trainer.model(obs, mask)[0], sharp.model(obs, mask)[0]
     torch.testing.assert_close(got, 4.0 * want)
-    with pytest.raises(ValueError, match="give init_checkpoint"):
-        load_config(SMOKE, init_logit_scale=4.0)
+    for bad, message in ((f"{first['final']}:sharpen=4", "one parameter"), (f"{first['final']}:temperature=0", "positive"),
+                         ("heuristic", "not a checkpoint")):
+        with pytest.raises(TrainConfigError, match=message):
+            load_config(SMOKE, init_checkpoint=bad)
     other = load_config(SMOKE, runs_dir=str(tmp_path / "c"), init_checkpoint=first["final"],
                         rules={"max_pip": 5, "num_players": 2, "hand_size": 4, "rounds": 2})
     with pytest.raises(CheckpointError, match="trained with rules"):
