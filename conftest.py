@@ -49,6 +49,7 @@ SMALL: list[tuple[str, str]] = [
     (r"configs/default\.yaml", "configs/smoke.yaml"),
     (r"configs/distill(-2p)?\.yaml", "configs/distill-small.yaml"),
     (r"configs/expert-[24]p\.yaml", "configs/expert-smoke.yaml"),
+    (r"configs/dmc-4p\.yaml", "configs/dmc-smoke.yaml"),
     (r"configs/rllib\.yaml", "configs/rllib-smoke.yaml"),
 ]
 #: make targets checked with ``make -n`` in small mode (CI runs them for real)

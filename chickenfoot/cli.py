@@ -163,6 +163,32 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 
 
 @main.command()
+@_run_options("DMCConfig", "dmc-4p or dmc-smoke", "weights, optimizer, step count, pool")
+@click.option("--init-checkpoint", default=None,
+              help="Override init_checkpoint: start from these weights (a path or zoo:NAME).")
+@click.option("--total-steps", type=int, default=None, help="Override total_steps.")
+@click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
+@click.option("--device", default=None, help="Override device: cpu, cuda, cuda:N or auto (cuda when there is one).")
+def dmc(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
+        init_checkpoint: str | None, total_steps: int | None, time_limit_minutes: float | None,
+        device: str | None, no_progress: bool) -> None:
+    """Deep Monte-Carlo self-play (DouZero's DMC): the network's logits are fitted as action values
+    to each decision's Monte-Carlo return, and the actors play epsilon-greedy on their argmax;
+    writes checkpoints and TensorBoard logs.
+
+    Ctrl-C or SIGTERM stops after the current update, writes a checkpoint and prints the command
+    that resumes it."""
+    from training.config import DMCConfig
+    from training.dmc import dmc as run_dmc
+
+    summary, resume_command = _train(run_dmc, DMCConfig, "dmc", config_path, resume, overwrite, no_progress,
+                                     {"runs_dir": runs_dir, "run_name": run_name, "init_checkpoint": init_checkpoint,
+                                      "total_steps": total_steps, "time_limit_minutes": time_limit_minutes,
+                                      "device": device})
+    _stopped(summary, f"step {summary['learner_steps']}", resume_command)
+
+
+@main.command()
 @_run_options("ExpertConfig", "expert-4p", "weights, optimizer, samples, iteration")
 @click.option("--init-checkpoint", default=None, help="Override init_checkpoint (a path or zoo:NAME).")
 @click.option("--iterations", type=click.IntRange(min=1), default=None, help="Override iterations.")

@@ -19,9 +19,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from cf_env import ChickenFootError, ConfigError, RulesConfig
 from training.fit import FitSettings
 
-__all__ = ["CONFIGS_DIR", "DEFAULT_TEACHER", "DistillConfig", "ExpertConfig", "NetworkTrainerConfig", "PPOConfig",
-           "RLlibConfig", "RunConfig", "TeacherConfig", "TrainConfigError", "check_agent_specs", "check_teacher",
-           "config_path", "load_config", "packaged_configs"]
+__all__ = ["CONFIGS_DIR", "DEFAULT_TEACHER", "DMCConfig", "DistillConfig", "ExpertConfig", "NetworkTrainerConfig", "PPOConfig",
+           "RLlibConfig", "RunConfig", "SelfPlayConfig", "TeacherConfig", "TrainConfigError", "check_agent_specs",
+           "check_teacher", "config_path", "load_config", "packaged_configs"]
 
 #: The packaged configs (package data of :mod:`training`, so a wheel has them; the repository's
 #: top-level ``configs/`` is a link to this folder). ``--config NAME`` reads ``NAME.yaml`` here.
@@ -242,8 +242,10 @@ class NetworkTrainerConfig(RunConfig):
         return spec
 
 
-class PPOConfig(NetworkTrainerConfig):
-    """Self-play PPO with action masking and an opponent pool (and :class:`RunConfig`'s fields).
+class SelfPlayConfig(NetworkTrainerConfig):
+    """Fields of the trainers that learn from their own games on the batched engine against an
+    opponent pool (PPO, :class:`PPOConfig`; Deep Monte-Carlo, :class:`DMCConfig`), and
+    :class:`RunConfig`'s.
 
     Budget
         total_steps: learner decisions to train for.
@@ -253,18 +255,13 @@ class PPOConfig(NetworkTrainerConfig):
         num_envs: games played in lockstep; rollout_steps: policy batches per rollout.
         self_play_prob: share of games where the policy holds every seat; in the others it holds
         one seat and each other seat gets an opponent drawn from the pool.
-        pool_baselines: baseline bots in the pool; snapshots of the policy join it every
-        ``snapshot_every`` updates, keeping the newest ``pool_size`` (older snapshot files are
-        deleted: the pool can no longer draw them).
-    PPO
-        CleanRL's names; ``num_minibatches`` may not exceed ``num_envs * rollout_steps``.
-    Critic
-        critic: ``"shared"`` (the policy network's own value head) or a critic class's entry
-        point ``"package.module:Class"`` (:mod:`training.critic`; the policy still reads only
-        the observation), built with ``critic_options`` as keyword arguments;
-        critic_warmup_updates: the first updates train the value alone (the policy is left as
-        it is while a new critic learns); critic_learning_rate: a separate critic's own
-        (annealed with the policy's; empty: learning_rate).
+        pool_baselines: agents in the pool besides the policy's snapshots (baseline bots,
+        ``zoo:NAME`` networks); snapshots of the policy join it every ``snapshot_every``
+        updates, keeping the newest ``pool_size`` (older snapshot files are deleted: the pool
+        can no longer draw them).
+    Updates
+        anneal_lr (the learning rate falls linearly to 0 at total_steps), update_epochs,
+        num_minibatches (at most ``num_envs * rollout_steps``).
     Evaluation
         eval_every (updates between evaluations; 0: none during training, only the final one,
         which ``eval_deal_sets: 0`` switches off too), eval_opponents.
@@ -279,17 +276,8 @@ class PPOConfig(NetworkTrainerConfig):
     snapshot_every: PositiveInt = 20
     pool_size: PositiveInt = 6
     anneal_lr: bool = True
-    gae_lambda: Probability = 0.95
     update_epochs: PositiveInt = 4
     num_minibatches: PositiveInt = 4
-    clip_coef: PositiveFloat = 0.2
-    ent_coef: NonNegativeFloat = 0.01
-    norm_adv: bool = True
-    target_kl: NonNegativeFloat = 0.0
-    critic: str = "shared"
-    critic_options: dict[str, Any] = Field(default_factory=dict)
-    critic_warmup_updates: NonNegativeInt = 0
-    critic_learning_rate: PositiveFloat | None = None
     eval_every: NonNegativeInt = 25
     eval_opponents: list[str] = Field(default_factory=lambda: ["greedy", "heuristic"])
 
@@ -299,21 +287,77 @@ class PPOConfig(NetworkTrainerConfig):
         return check_agent_specs(specs)
 
     @model_validator(mode="after")
-    def _consistent(self) -> PPOConfig:
+    def _consistent_collection(self) -> SelfPlayConfig:
         if self.num_minibatches > self.batch_size:
             raise ValueError(f"num_minibatches ({self.num_minibatches}) exceeds num_envs x rollout_steps "
                              f"({self.batch_size}): every minibatch needs at least one decision")
         if self.self_play_prob < 1.0 and not self.pool_baselines:
             raise ValueError("pool_baselines is empty but self_play_prob < 1 needs opponents")
-        if self.critic != "shared" and not re.fullmatch(r"[\w.]+:\w+", self.critic):
-            raise ValueError(f"critic must be 'shared' or a critic class's entry point 'package.module:Class', "
-                             f"got {self.critic!r}")
         return self
 
     @property
     def batch_size(self) -> int:
         """Learner decisions per rollout (about: a few stay pending until their next turn)."""
         return self.num_envs * self.rollout_steps
+
+
+class PPOConfig(SelfPlayConfig):
+    """Self-play PPO with action masking and an opponent pool (and :class:`SelfPlayConfig`'s fields).
+
+    PPO
+        CleanRL's names: gae_lambda, clip_coef, ent_coef, norm_adv, target_kl (0: none).
+    Critic
+        critic: ``"shared"`` (the policy network's own value head) or a critic class's entry
+        point ``"package.module:Class"`` (:mod:`training.critic`; the policy still reads only
+        the observation), built with ``critic_options`` as keyword arguments;
+        critic_warmup_updates: the first updates train the value alone (the policy is left as
+        it is while a new critic learns); critic_learning_rate: a separate critic's own
+        (annealed with the policy's; empty: learning_rate).
+    """
+
+    gae_lambda: Probability = 0.95
+    clip_coef: PositiveFloat = 0.2
+    ent_coef: NonNegativeFloat = 0.01
+    norm_adv: bool = True
+    target_kl: NonNegativeFloat = 0.0
+    critic: str = "shared"
+    critic_options: dict[str, Any] = Field(default_factory=dict)
+    critic_warmup_updates: NonNegativeInt = 0
+    critic_learning_rate: PositiveFloat | None = None
+
+    @model_validator(mode="after")
+    def _a_critic(self) -> PPOConfig:
+        if self.critic != "shared" and not re.fullmatch(r"[\w.]+:\w+", self.critic):
+            raise ValueError(f"critic must be 'shared' or a critic class's entry point 'package.module:Class', "
+                             f"got {self.critic!r}")
+        return self
+
+
+class DMCConfig(SelfPlayConfig):
+    """Deep Monte-Carlo (DouZero's DMC, :mod:`training.dmc`): the network's policy logits are
+    fitted as action values, ``Q(s, a)``, to the Monte-Carlo return of each decision (the rewards
+    to the end of the game, ``gamma`` discounted), and the actors play epsilon-greedy on their
+    argmax, the move the trained network plays (and :class:`SelfPlayConfig`'s fields).
+
+    DMC
+        epsilon: share of decisions with a uniformly random legal action (DouZero: 0.01);
+        epsilon_final: epsilon at ``total_steps``, reached linearly (empty: no schedule);
+        reward: the env's reward mode (``win``: the game's win share, DouZero's WP objective;
+        ``points``/``relative``: each round's points, DouZero's ADP).
+    """
+
+    reward: Literal["win", "points", "relative"] = "win"
+    gamma: Probability = 1.0
+    update_epochs: PositiveInt = 1
+    epsilon: Probability = 0.01
+    epsilon_final: Probability | None = None
+
+    def epsilon_at(self, step: int) -> float:
+        """The exploration rate after ``step`` learner decisions."""
+        if self.epsilon_final is None:
+            return self.epsilon
+        done = min(step / self.total_steps, 1.0)
+        return self.epsilon + done * (self.epsilon_final - self.epsilon)
 
 
 class TeacherConfig(RunConfig):

@@ -28,45 +28,76 @@ from torch import nn
 from agents.checkpoint import CheckpointError
 from agents.torch_policy import TorchAgent
 from training.collectors import AecCollector, VectorCollector
-from training.config import PPOConfig
+from training.config import PPOConfig, SelfPlayConfig
 from training.critic import make_critic
 from training.evaluate import win_rates
 from training.pool import OpponentPool
 from training.run import NetworkRun, RunExistsError, StopSignals
 from training.trajectories import Trajectories
 
-__all__ = ["RunExistsError", "Trainer", "Trajectories", "train"]
+__all__ = ["RunExistsError", "SelfPlayTrainer", "Trainer", "Trajectories", "train"]
 
 
-class Trainer(NetworkRun):
-    """Self-play PPO (see the module docstring). The run's life (folder, seeding, network,
-    checkpoints, resume, warm start, stop signals, the loop) is :class:`training.run.NetworkRun`'s; this
-    class adds the opponent pool, the collector of its backend, the transition buffer, the PPO
-    update (:meth:`learn`) and the steps of the loop (:meth:`step`: one update)."""
+class SelfPlayTrainer(NetworkRun):
+    """A network that learns from its own games (PPO here, Deep Monte-Carlo in :mod:`training.dmc`).
+    The run's life (folder, seeding, network, checkpoints, resume, warm start, stop signals, the
+    loop) is :class:`training.run.NetworkRun`'s; this class adds the opponent pool, the collector
+    of its backend, the transition buffer and the steps of the loop (:meth:`step`: a rollout, then
+    :meth:`learn`). A learner writes :meth:`act` (the actors' choice), :meth:`learn` and, for state
+    of its own, :meth:`prepare`, :meth:`learner_state` and :meth:`load_learner_state`."""
 
-    trainer = "ppo"
     budget_key = "total_steps"
     unit = "learner step"
 
-    def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
+    def __init__(self, cfg: SelfPlayConfig, resume: bool = False, progress: bool = True,
+                 overwrite: bool = False) -> None:
         super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
-        self.cfg: PPOConfig = cfg
+        self.cfg: SelfPlayConfig = cfg
         self.global_step = 0  # learner decisions trained on
         # --- opponents, games and the learner's transitions
         self.pool = OpponentPool(self.rules, cfg.pool_baselines, cfg.pool_size, cfg.self_play_prob)
-        # --- the critic: the policy network's value head, or a strategy of the config's (training.critic)
-        self.critic = make_critic(cfg.critic, cfg.critic_options, self.rules, self.encoder.size, tuple(cfg.hidden),
-                                  cfg.critic_learning_rate or cfg.learning_rate, self.device)
+        self.prepare()
         if resume:
             self.resume()
             self.refuse_complete()
         backend = VectorCollector if cfg.backend == "vector" else AecCollector
-        reads_hidden = self.critic.reads_hidden
         self.collector = backend(self.rules, cfg.num_envs, cfg.reward, cfg.points_scale, self.pool, self.rng,
-                                 hidden=reads_hidden)
-        hidden_dim = self.rules.num_players * self.rules.num_tiles if reads_hidden else 0
+                                 hidden=self.reads_hidden)
+        hidden_dim = self.rules.num_players * self.rules.num_tiles if self.reads_hidden else 0
         self.buffer = Trajectories(cfg.num_envs, self.rules.num_players, self.encoder.size, self.rules.num_actions,
                                    hidden_dim)
+
+    def prepare(self) -> None:
+        """What the learner builds before a resume reads its state (PPO: its critic)."""
+
+    @property
+    def reads_hidden(self) -> bool:
+        """Whether the collector gathers each seat's hidden tiles for :meth:`act` and :meth:`learn`."""
+        return False
+
+    def act(self, obs: np.ndarray, mask: np.ndarray,
+            hidden: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The actors' choices for a batch of learner decisions: actions, their log-probabilities
+        and values (what the buffer keeps; :data:`training.collectors.Policy`)."""
+        raise NotImplementedError
+
+    def learn(self) -> dict[str, float]:
+        """One update from :attr:`buffer` (then it keeps what the next rollout continues); its statistics."""
+        raise NotImplementedError
+
+    def set_learning_rate_fraction(self, fraction: float) -> None:
+        """The schedule (``anneal_lr``): ``fraction`` of every learning rate."""
+        self.optimizer.param_groups[0]["lr"] = fraction * self.cfg.learning_rate
+
+    def learner_state(self) -> dict[str, Any]:
+        """The learner's own state for ``--resume``, beside the update count and the pool."""
+        return {}
+
+    def load_learner_state(self, state: dict[str, Any]) -> None:
+        """The state of :meth:`learner_state` (the whole trainer state is given)."""
+
+    def on_fresh_start(self) -> None:
+        """After the warm start of a new run (not a resumed one)."""
 
     # -------------------------------------------------------------- the run's state
 
@@ -76,17 +107,124 @@ class Trainer(NetworkRun):
 
     @property
     def update(self) -> int:
-        """PPO updates done (the loop's iterations)."""
+        """Updates done (the loop's iterations)."""
         return self.iteration
 
     def trainer_state(self) -> dict[str, Any]:
-        return {"update": self.update, "pool": self.pool.specs, "critic_name": self.cfg.critic,
-                **self.critic.state_dict()}
+        return {"update": self.update, "pool": self.pool.specs, **self.learner_state()}
 
     def load_trainer_state(self, state: dict[str, Any]) -> None:
         self.global_step = int(state["train_step"])
         self.iteration = int(state["update"])
         self.pool.specs = list(state["pool"])
+        self.load_learner_state(state)
+
+    # -------------------------------------------------------------- evaluation and the pool
+
+    def evaluate_now(self) -> dict[str, float]:
+        out = win_rates(TorchAgent(self.model, self.rules, name="policy", device=self.device), self.rules,
+                        {opp: self.pool.agent(opp) for opp in self.cfg.eval_opponents}, self.cfg.eval_deal_sets)
+        self.model.train()
+        return out
+
+    def snapshot(self) -> None:
+        path = self.run_dir / "pool" / f"update_{self.update:06d}.pt"
+        self.save_weights(path)
+        if self.pool.add_snapshot(str(path)) is not None:
+            self.collector.forget_unseated()
+
+    # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
+
+    @property
+    def spent(self) -> int:
+        return self.global_step
+
+    @property
+    def eval_every(self) -> int:
+        return self.cfg.eval_every
+
+    @property
+    def log_step(self) -> int:
+        return self.global_step
+
+    def begin(self, writer: Any, stop: StopSignals) -> None:
+        fresh = not self.started
+        for k, v in self.warm_start().items():  # behaviour cloning's statistics, when it ran
+            writer.add_scalar(f"losses/{k}", v, 0)
+        if fresh:
+            self.on_fresh_start()
+        self.collector.start()
+        self._since = (time.time(), self.global_step, self.env_steps)  # this process's throughput counts from here
+
+    def step(self, stop: StopSignals) -> dict[str, float]:
+        """One update: a rollout of every game in lockstep, then :meth:`learn`."""
+        cfg = self.cfg
+        if cfg.anneal_lr:
+            self.set_learning_rate_fraction(1.0 - self.global_step / cfg.total_steps)
+        learner_steps, env_steps = self.collector.collect(self.act, self.buffer, cfg.rollout_steps)
+        self.global_step += learner_steps
+        self.env_steps += env_steps
+        stats = {f"losses/{k}": v for k, v in self.learn().items()}
+        sps, env_sps = self._throughput()
+        stats |= {"charts/learning_rate": self.optimizer.param_groups[0]["lr"],
+                  "charts/learner_steps_per_second": sps, "charts/env_steps_per_second": env_sps}
+        wins, points = self.collector.episode_wins, self.collector.episode_points
+        if wins:
+            stats |= {"charts/win_rate_vs_pool": float(np.mean(wins[-200:])),
+                      "charts/points_vs_pool": float(np.mean(points[-200:]))}
+        return stats
+
+    def record(self, stats: dict[str, float]) -> None:
+        if self.update % self.cfg.snapshot_every == 0:
+            self.snapshot()
+
+    def _throughput(self) -> tuple[float, float]:
+        """Learner and env steps per second in this process."""
+        t0, steps, env_steps = self._since
+        elapsed = max(time.time() - t0, 1e-9)
+        return (self.global_step - steps) / elapsed, (self.env_steps - env_steps) / elapsed
+
+    def postfix(self, stats: dict[str, float]) -> dict[str, Any]:
+        return {"steps": self.global_step, "env_sps": f"{stats['charts/env_steps_per_second']:.0f}",
+                **super().postfix(stats)}
+
+    def summary(self) -> dict[str, Any]:
+        sps, env_sps = self._throughput()
+        return {"learner_steps": self.global_step, "updates": self.update, "env_steps_per_second": env_sps,
+                "learner_steps_per_second": sps}
+
+
+class Trainer(SelfPlayTrainer):
+    """Self-play PPO (see the module docstring): :class:`SelfPlayTrainer` with the policy's samples
+    as the actors' choices, a critic (:mod:`training.critic`) and the PPO update (:meth:`learn`)."""
+
+    trainer = "ppo"
+
+    def __init__(self, cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
+        self.cfg: PPOConfig = cfg
+        super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
+
+    def prepare(self) -> None:
+        cfg = self.cfg
+        # the critic: the policy network's value head, or a strategy of the config's (training.critic)
+        self.critic = make_critic(cfg.critic, cfg.critic_options, self.rules, self.encoder.size, tuple(cfg.hidden),
+                                  cfg.critic_learning_rate or cfg.learning_rate, self.device)
+
+    @property
+    def reads_hidden(self) -> bool:
+        return self.critic.reads_hidden
+
+    def set_learning_rate_fraction(self, fraction: float) -> None:
+        super().set_learning_rate_fraction(fraction)
+        self.critic.set_learning_rate_fraction(fraction)
+
+    def on_fresh_start(self) -> None:
+        self.critic.start(self.model)
+
+    def learner_state(self) -> dict[str, Any]:
+        return {"critic_name": self.cfg.critic, **self.critic.state_dict()}
+
+    def load_learner_state(self, state: dict[str, Any]) -> None:
         trained = state.get("critic_name", "shared" if "critic" not in state else "a separate critic")
         if trained != self.cfg.critic:
             raise CheckpointError(f"--resume: the checkpoint was trained with critic: {trained}, this config asks for "
@@ -96,8 +234,8 @@ class Trainer(NetworkRun):
     # -------------------------------------------------------------- acting
 
     @torch.no_grad()
-    def _policy(self, obs: np.ndarray, mask: np.ndarray,
-                hidden: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def act(self, obs: np.ndarray, mask: np.ndarray,
+            hidden: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Actions sampled from the policy (which reads ``obs`` alone), their log-probabilities, and
         the critic's values (a critic that reads ``hidden`` is given it)."""
         dev = self.device
@@ -173,82 +311,6 @@ class Trainer(NetworkRun):
         out["explained_variance"] = float("nan") if var == 0 else 1 - float((b_ret - b_val).var()) / var
         out["batch"] = float(n)
         return out
-
-    # -------------------------------------------------------------- evaluation
-
-    def evaluate_now(self) -> dict[str, float]:
-        out = win_rates(TorchAgent(self.model, self.rules, name="policy", device=self.device), self.rules,
-                        {opp: self.pool.agent(opp) for opp in self.cfg.eval_opponents}, self.cfg.eval_deal_sets)
-        self.model.train()
-        return out
-
-    def snapshot(self) -> None:
-        path = self.run_dir / "pool" / f"update_{self.update:06d}.pt"
-        self.save_weights(path)
-        if self.pool.add_snapshot(str(path)) is not None:
-            self.collector.forget_unseated()
-
-    # -------------------------------------------------------------- the loop's steps (TrainingRun.run)
-
-    @property
-    def spent(self) -> int:
-        return self.global_step
-
-    @property
-    def eval_every(self) -> int:
-        return self.cfg.eval_every
-
-    @property
-    def log_step(self) -> int:
-        return self.global_step
-
-    def begin(self, writer: Any, stop: StopSignals) -> None:
-        fresh = not self.started
-        for k, v in self.warm_start().items():  # behaviour cloning's statistics, when it ran
-            writer.add_scalar(f"losses/{k}", v, 0)
-        if fresh:
-            self.critic.start(self.model)
-        self.collector.start()
-        self._since = (time.time(), self.global_step, self.env_steps)  # this process's throughput counts from here
-
-    def step(self, stop: StopSignals) -> dict[str, float]:
-        """One update: a rollout of every game in lockstep, then the PPO epochs."""
-        cfg = self.cfg
-        if cfg.anneal_lr:
-            left = 1.0 - self.global_step / cfg.total_steps
-            self.optimizer.param_groups[0]["lr"] = left * cfg.learning_rate
-            self.critic.set_learning_rate_fraction(left)
-        learner_steps, env_steps = self.collector.collect(self._policy, self.buffer, cfg.rollout_steps)
-        self.global_step += learner_steps
-        self.env_steps += env_steps
-        stats = {f"losses/{k}": v for k, v in self.learn().items()}
-        sps, env_sps = self._throughput()
-        stats |= {"charts/learning_rate": self.optimizer.param_groups[0]["lr"],
-                  "charts/learner_steps_per_second": sps, "charts/env_steps_per_second": env_sps}
-        wins, points = self.collector.episode_wins, self.collector.episode_points
-        if wins:
-            stats |= {"charts/win_rate_vs_pool": float(np.mean(wins[-200:])),
-                      "charts/points_vs_pool": float(np.mean(points[-200:]))}
-        return stats
-
-    def record(self, stats: dict[str, float]) -> None:
-        if self.update % self.cfg.snapshot_every == 0:
-            self.snapshot()
-
-    def _throughput(self) -> tuple[float, float]:
-        """Learner and env steps per second in this process."""
-        t0, steps, env_steps = self._since
-        elapsed = max(time.time() - t0, 1e-9)
-        return (self.global_step - steps) / elapsed, (self.env_steps - env_steps) / elapsed
-
-    def postfix(self, stats: dict[str, float]) -> dict[str, Any]:
-        return {"steps": self.global_step, "env_sps": f"{stats['charts/env_steps_per_second']:.0f}",
-                **super().postfix(stats)}
-
-    def summary(self) -> dict[str, Any]:
-        sps, env_sps = self._throughput()
-        return {"learner_steps": self.global_step, "updates": self.update, "env_steps_per_second": env_sps,
-                "learner_steps_per_second": sps}
 
 
 def train(cfg: PPOConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict[str, Any]:

@@ -103,6 +103,33 @@ class Trajectories:
         idx = np.flatnonzero(self.closed[:n])
         return idx, adv[idx], adv[idx] + self.value[idx]
 
+    def monte_carlo(self, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of the transitions whose seat's game has ended in this buffer, and their
+        Monte-Carlo returns: the rewards to the game's end along the seat's own transitions,
+        ``gamma`` discounted (Deep Monte-Carlo's targets; no value is bootstrapped)."""
+        n = self.size
+        returns, complete = _returns_to_end(self.reward[:n], self.next_index[:n], self.done[:n], self.closed[:n], gamma)
+        idx = np.flatnonzero(complete)
+        return idx, returns[idx]
+
+    def carry_over_unfinished(self) -> Trajectories:
+        """A new buffer holding every transition whose game has not ended yet, each seat's chain
+        whole (what :meth:`monte_carlo` needs to reach the end in a later rollout)."""
+        n = self.size
+        _, complete = _returns_to_end(self.reward[:n], self.next_index[:n], self.done[:n], self.closed[:n], 1.0)
+        keep = np.flatnonzero(~complete)
+        new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions, self.hidden_dim)
+        new._allocate(max(1024, 2 * len(keep)))
+        where = np.full(n + 1, -1, np.int64)  # old row -> new row (index n: "none")
+        where[keep] = np.arange(len(keep))
+        for name in _COLUMNS:
+            getattr(new, name)[: len(keep)] = getattr(self, name)[keep]
+        nxt = new.next_index[: len(keep)]
+        nxt[:] = where[np.where(nxt >= 0, nxt, n)]  # a kept transition's next one is kept too
+        new.size = len(keep)
+        new.pending = np.where(self.pending >= 0, where[np.where(self.pending >= 0, self.pending, n)], -1)
+        return new
+
     def carry_over(self) -> Trajectories:
         """A new buffer holding only the transitions still open."""
         new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions, self.hidden_dim)
@@ -135,3 +162,24 @@ def _gae(reward, value, next_value, next_index, done, closed, gamma, lam):  # pr
         following = adv[j] if j >= 0 and closed[j] else 0.0
         adv[i] = delta + gamma * lam * nonterminal * following
     return adv
+
+
+@numba.njit(cache=True)
+def _returns_to_end(reward, next_index, done, closed, gamma):  # pragma: no cover - compiled
+    """Each transition's discounted return to its game's end, and whether that end is in the
+    buffer (the chain of next transitions reaches a terminal one), newest first."""
+    n = reward.shape[0]
+    returns = np.zeros(n, dtype=np.float32)
+    complete = np.zeros(n, dtype=np.bool_)
+    for i in range(n - 1, -1, -1):
+        if not closed[i]:
+            continue
+        if done[i]:
+            returns[i] = reward[i]
+            complete[i] = True
+            continue
+        j = next_index[i]
+        if j >= 0 and complete[j]:
+            returns[i] = reward[i] + gamma * returns[j]
+            complete[i] = True
+    return returns, complete

@@ -99,7 +99,7 @@ def test_the_policy_never_reads_what_the_critic_sees(tmp_path):
     for fill in (0.0, 1.0):
         trainer.torch_gen.manual_seed(7)
         hidden = np.full((len(obs), trainer.buffer.hidden_dim), fill, np.float32)
-        picks.append(trainer._policy(obs, mask, hidden))
+        picks.append(trainer.act(obs, mask, hidden))
     np.testing.assert_array_equal(picks[0][0], picks[1][0])  # the same actions
     np.testing.assert_array_equal(picks[0][1], picks[1][1])  # with the same probabilities
     assert not np.array_equal(picks[0][2], picks[1][2])  # the critic's values do read them

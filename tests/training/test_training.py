@@ -141,6 +141,11 @@ def test_configs_in_the_repo_load():
 
             assert load_config(path, cls=ExpertConfig).teacher.startswith("search")
             continue
+        if path.name.startswith("dmc"):
+            from training.config import DMCConfig
+
+            assert load_config(path, cls=DMCConfig).epsilon > 0
+            continue
         if path.name.startswith("distill"):
             from training.distill import DistillConfig
 

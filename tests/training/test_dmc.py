@@ -1,0 +1,103 @@
+"""Deep Monte-Carlo (training.dmc): Monte-Carlo returns along each seat's own decisions, kept
+across rollouts until the game ends; epsilon-greedy actors on the argmax; a run that trains,
+resumes and saves a network that plays as any checkpoint."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.checkpoint import CheckpointError, load_checkpoint
+from training.config import DMCConfig, TrainConfigError, load_config
+from training.dmc import DMCTrainer
+from training.evaluate import evaluate
+from training.trajectories import Trajectories
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "configs" / "dmc-smoke.yaml"
+
+
+def _open(buf, env, seat, value=0.0):
+    buf.open(np.array([env]), np.array([seat]), np.zeros((1, 3), np.float32), np.ones((1, 2), bool), np.array([1]),
+             np.zeros(1, np.float32), np.array([value], np.float32))
+
+
+def test_returns_reach_the_end_of_the_game_across_rollouts():
+    """Seat 0 of game 0 decides three times, one per rollout; rewards arrive between; the game
+    ends in the third rollout. Only then do the three decisions get their returns, each the
+    discounted sum of the rewards after it, and none is bootstrapped from a value."""
+    buf = Trajectories(num_envs=2, num_players=2, obs_dim=3, num_actions=2)
+    _open(buf, 0, 0, value=9.0)
+    _open(buf, 1, 1)  # another game, which never ends here
+    buf.credit(np.array([0]), np.array([0]), np.array([1.0], np.float32))
+    idx, _ = buf.monte_carlo(0.5)
+    assert idx.size == 0  # nothing has reached its game's end
+    buf = buf.carry_over_unfinished()
+    _open(buf, 0, 0, value=9.0)
+    buf.credit(np.array([0]), np.array([0]), np.array([2.0], np.float32))
+    idx, _ = buf.monte_carlo(0.5)
+    assert idx.size == 0
+    buf = buf.carry_over_unfinished()
+    assert buf.size == 3  # the two chains, whole
+    _open(buf, 0, 0, value=9.0)
+    buf.credit(np.array([0]), np.array([0]), np.array([4.0], np.float32))
+    buf.terminate(np.array([0]), np.array([0]))
+    idx, returns = buf.monte_carlo(0.5)
+    assert len(idx) == 3
+    assert returns.tolist() == pytest.approx([1 + 0.5 * (2 + 0.5 * 4), 2 + 0.5 * 4, 4.0])
+    rest = buf.carry_over_unfinished()
+    assert rest.size == 1 and rest.pending[1, 1] == 0 and rest.pending[0, 0] == -1  # game 1's open decision
+
+
+def test_the_actors_play_the_argmax_or_explore_among_legal_actions(tmp_path):
+    trainer = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), epsilon=0.0, epsilon_final=None),
+                         progress=False)
+    trainer.collector.start()
+    obs, mask = trainer.collector.obs, trainer.collector.mask.astype(bool)
+    actions, _, values = trainer.act(obs, mask)
+    with torch.no_grad():
+        q = trainer.model(torch.from_numpy(obs), torch.from_numpy(mask))[0].numpy()
+    assert actions.tolist() == q.argmax(1).tolist() and values.tolist() == pytest.approx(q.max(1).tolist())
+    trainer.cfg.epsilon = 1.0
+    for _ in range(20):
+        assert mask[np.arange(len(mask)), trainer.act(obs, mask)[0]].all()
+    cfg = load_config(SMOKE, DMCConfig)
+    assert cfg.epsilon_at(0) == 0.2 and cfg.epsilon_at(cfg.total_steps) == pytest.approx(0.05)
+    assert cfg.epsilon_at(cfg.total_steps // 2) == pytest.approx(0.125)
+    with pytest.raises(TrainConfigError, match="epsilon"):
+        load_config(SMOKE, DMCConfig, epsilon=1.5)
+
+
+def test_a_run_fits_q_to_the_returns_resumes_and_saves_a_network_that_plays(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "chickenfoot.cli", "dmc", "--config", str(SMOKE), "--runs-dir",
+                          str(tmp_path), "--total-steps", "512", "--no-progress"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["learner_steps"] >= 512
+    run = tmp_path / "dmc-smoke"
+    saved = load_checkpoint(run / "checkpoint.pt")
+    assert saved["trainer_state"]["trainer"] == "dmc"
+    resumed = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), total_steps=1024), resume=True,
+                         progress=False)
+    assert resumed.global_step == saved["train_step"]
+    before = {k: v.clone() for k, v in resumed.model.state_dict().items()}
+    after = resumed.run()
+    assert after["learner_steps"] >= 1024
+    assert not all(torch.equal(v, before[k]) for k, v in resumed.model.state_dict().items())
+    config = agents.spec_rules(str(run / "final.pt"))
+    report = evaluate([str(run / "final.pt"), "random"], config, deal_sets=2, progress=False)
+    assert report.games == 4
+    from training.config import PPOConfig
+    from training.ppo import Trainer
+
+    with pytest.raises(CheckpointError, match="dmc"):  # a PPO resume of a DMC run is refused
+        Trainer(load_config(ROOT / "configs" / "smoke.yaml", PPOConfig, runs_dir=str(tmp_path), run_name="dmc-smoke"),
+                resume=True, progress=False)

@@ -1,0 +1,99 @@
+"""Deep Monte-Carlo self-play (DouZero's DMC; Zha et al., 2021) on the batched engine.
+
+The network's policy logits are read as action values: ``Q(s, a)`` is the logit of legal action
+``a``, which the linear policy head, and the action head when the network has one (the scores of
+each legal action's features: its tile, the end it matches, the arm or toe it opens, draw, pass;
+:class:`agents.torch_policy.ActionScorer`), give over the observation. Each update:
+
+1. the actors play a rollout of ``num_envs`` games in lockstep (:class:`training.collectors`),
+   the learner's seats epsilon-greedy on the argmax of ``Q``, the other seats drawn from the pool
+   (the policy itself, its past snapshots, and ``pool_baselines``: the heuristic, ``zoo:`` networks);
+2. every learner decision whose game has ended gets its Monte-Carlo return, the rewards to the end
+   of the game along its seat's own decisions (:meth:`training.trajectories.Trajectories.monte_carlo`;
+   a decision whose game goes on waits for a later rollout, nothing is bootstrapped);
+3. ``Q(s, a)`` of the action taken is fitted to that return (mean squared error, Adam).
+
+The actors' policy is the argmax, the move the saved network plays (a checkpoint loads as any
+other: ``chickenfoot eval runs/NAME/final.pt heuristic``), which is what PPO's sampled policy is
+not (docs "Training"). ``reward: win`` fits the game's win share (DouZero's WP), ``points`` or
+``relative`` each round's points (ADP). :class:`training.run.TrainingRun` gives it resume, Ctrl-C
+safety, checkpoints and evaluation, as every trainer here.
+
+Usage: ``chickenfoot dmc --config configs/dmc-smoke.yaml [--resume]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from training.config import DMCConfig
+from training.ppo import SelfPlayTrainer
+
+__all__ = ["DMCTrainer", "dmc"]
+
+
+class DMCTrainer(SelfPlayTrainer):
+    """Deep Monte-Carlo (see the module docstring): :class:`training.ppo.SelfPlayTrainer` with
+    epsilon-greedy actors on the network's logits and a Monte-Carlo regression of them."""
+
+    trainer = "dmc"
+
+    def __init__(self, cfg: DMCConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
+        self.cfg: DMCConfig = cfg
+        super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
+
+    @torch.no_grad()
+    def act(self, obs: np.ndarray, mask: np.ndarray,
+            hidden: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The argmax of ``Q`` over the legal actions, or with probability epsilon a uniformly random
+        legal one; the chosen action's ``Q`` as its value (the buffer's log-probability column is 0)."""
+        dev = self.device
+        q = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(mask).to(dev))[0].cpu().numpy()
+        actions = q.argmax(axis=1)
+        explore = self.rng.random(len(actions)) < self.cfg.epsilon_at(self.global_step)
+        if explore.any():
+            legal = mask[explore]
+            pick = (self.rng.random(legal.shape) * legal).argmax(axis=1)  # uniform over the legal actions
+            actions[explore] = pick
+        values = q[np.arange(len(actions)), actions].astype(np.float32)
+        return actions, np.zeros(len(actions), np.float32), values
+
+    def learn(self) -> dict[str, float]:
+        cfg = self.cfg
+        idx, returns = self.buffer.monte_carlo(cfg.gamma)
+        buf = self.buffer
+        obs, mask = torch.from_numpy(buf.obs[idx]).to(self.device), torch.from_numpy(buf.mask[idx]).to(self.device)
+        action = torch.from_numpy(buf.action[idx]).to(self.device)
+        target = torch.from_numpy(returns).to(self.device)
+        self.buffer = buf.carry_over_unfinished()
+        n = len(idx)
+        stats: dict[str, list[float]] = {"q_loss": [], "q_mean": []}
+        if n:
+            mb = max(1, n // cfg.num_minibatches)
+            for _epoch in range(cfg.update_epochs):
+                perm = torch.randperm(n, generator=self.torch_gen).to(self.device)
+                for start in range(0, n, mb):
+                    j = perm[start:start + mb]
+                    q = self.model(obs[j], mask[j])[0].gather(1, action[j][:, None]).squeeze(1)
+                    loss = 0.5 * ((q - target[j]) ** 2).mean()
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                    self.optimizer.step()
+                    stats["q_loss"].append(loss.item())
+                    stats["q_mean"].append(q.mean().item())
+        out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+        out |= {"batch": float(n), "waiting": float(self.buffer.size),
+                "return_mean": float(returns.mean()) if n else float("nan"),
+                "epsilon": self.cfg.epsilon_at(self.global_step)}
+        return out
+
+
+def dmc(cfg: DMCConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> dict[str, Any]:
+    """Train with ``cfg``; returns a summary (paths, step counts, throughput, final eval, and
+    ``stop_reason``), as :func:`training.ppo.train` does."""
+    return DMCTrainer(cfg, resume=resume, progress=progress, overwrite=overwrite).run()
