@@ -35,7 +35,7 @@ from cf_env.engine import (  # noqa: F401  (re-exported public names)
     string_to_action,
 )
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers (a user's mypy sees their signatures)
     from cf_env.chicken_foot import (  # noqa: F401

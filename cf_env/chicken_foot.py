@@ -111,7 +111,7 @@ the env on a `Game` (loaded into the core).
 
 ### Version History
 
-* v1 (unreleased): the `engine=` switch is gone (the compiled core was the default; `engine="python"`
+* v1 (0.3.0): the `engine=` switch is gone (the compiled core was the default; `engine="python"`
   stepped a `Game`), and reading `env.game` no longer moves the rest of the game into a `Game`.
 * v1: `reset()` without a seed continues the seeded generator (it drew fresh entropy); the infos
   have a fixed schema (the table above; `winners` were agent names, present only at the end, and

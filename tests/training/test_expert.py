@@ -54,7 +54,7 @@ def test_samples_keep_the_teachers_values_in_lockstep_or_one_game_at_a_time(teac
     """The lockstep collection and the env's (a teacher that reads the history) keep the same
     samples: the teacher's values of the legal actions, its choice, the seat's return."""
     cfg = load_config(SMOKE, ExpertConfig, teacher=teacher)
-    pool = WorkerPool(1, expert_module.collector_state, (cfg.rules_config.to_dict(), cfg.teacher, cfg.opponents,
+    pool = WorkerPool(1, expert_module.collector_state, (cfg.rules_config, cfg.teacher, cfg.opponents,
                                                          cfg.hidden))
     weights = pool.submit(lambda: worker_state()["model"].state_dict()).result()
     out = pool.submit(expert_module.collect_games, weights, [1, 2, 3],
