@@ -1,9 +1,17 @@
 """Deep Monte-Carlo self-play (DouZero's DMC; Zha et al., 2021) on the batched engine.
 
-The network's policy logits are read as action values: ``Q(s, a)`` is the logit of legal action
-``a``, which the linear policy head, and the action head when the network has one (the scores of
-each legal action's features: its tile, the end it matches, the arm or toe it opens, draw, pass;
-:class:`agents.torch_policy.ActionScorer`), give over the observation. Each update:
+The network is read as a dueling Q-network (Wang et al., 2016): ``Q(s, a) = V(s) + A(s, a) -
+mean A(s, .)`` over the legal actions, ``V`` the value head and ``A`` the policy logits, which the
+linear policy head, and the action head when the network has one (the scores of each legal
+action's features: its tile, the end it matches, the arm or toe it opens, draw, pass;
+:class:`agents.torch_policy.ActionScorer`), give over the observation. The argmax of ``Q`` is the
+argmax of the logits, the move the saved network plays, and a network started from a policy
+(``init_checkpoint``) starts as that policy's greedy play; ``init_checkpoint: NAME:temperature=T``
+divides its logits by ``T`` first, bringing their spread to the returns' (read as plain
+action values, a distilled network's logits are several units apart while the returns of the
+``win`` reward lie within 1, and a first run that fitted the taken actions' logits alone, from
+``zoo:strong-4p``, drifted to the untrained actions and lost every game: lab/results/dmc.md).
+Each update:
 
 1. the actors play a rollout of ``num_envs`` games in lockstep (:class:`training.collectors`),
    the learner's seats epsilon-greedy on the argmax of ``Q``, the other seats drawn from the pool
@@ -11,7 +19,8 @@ each legal action's features: its tile, the end it matches, the arm or toe it op
 2. every learner decision whose game has ended gets its Monte-Carlo return, the rewards to the end
    of the game along its seat's own decisions (:meth:`training.trajectories.Trajectories.monte_carlo`;
    a decision whose game goes on waits for a later rollout, nothing is bootstrapped);
-3. ``Q(s, a)`` of the action taken is fitted to that return (mean squared error, Adam).
+3. ``Q(s, a)`` of the action taken is fitted to that return (mean squared error, Adam): the
+   value head, the trunk and, through the mean, every legal action's logit learn from it.
 
 The actors' policy is the argmax, the move the saved network plays (a checkpoint loads as any
 other: ``chickenfoot eval runs/NAME/final.pt heuristic``), which is what PPO's sampled policy is
@@ -33,7 +42,16 @@ from torch import nn
 from training.config import DMCConfig
 from training.ppo import SelfPlayTrainer
 
-__all__ = ["DMCTrainer", "dmc"]
+__all__ = ["DMCTrainer", "dmc", "q_values"]
+
+
+def q_values(logits: torch.Tensor, value: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The dueling action values ``V(s) + A(s, a) - mean A(s, .)``, the mean over the legal actions
+    (``mask``); an illegal action's value is meaningless (its logit is masked)."""
+    legal = mask.to(logits.dtype)
+    advantage = logits.masked_fill(~mask.bool(), 0.0)
+    mean = advantage.sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp_min(1.0)
+    return value[:, None] + advantage - mean
 
 
 class DMCTrainer(SelfPlayTrainer):
@@ -52,8 +70,10 @@ class DMCTrainer(SelfPlayTrainer):
         """The argmax of ``Q`` over the legal actions, or with probability epsilon a uniformly random
         legal one; the chosen action's ``Q`` as its value (the buffer's log-probability column is 0)."""
         dev = self.device
-        q = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(mask).to(dev))[0].cpu().numpy()
-        actions = q.argmax(axis=1)
+        legal_t = torch.from_numpy(mask).to(dev)
+        logits, value = self.model(torch.from_numpy(obs).to(dev), legal_t)
+        actions = logits.argmax(dim=1).cpu().numpy()  # the argmax of Q: V and the mean are the state's
+        q = q_values(logits, value, legal_t).cpu().numpy()
         explore = self.rng.random(len(actions)) < self.cfg.epsilon_at(self.global_step)
         if explore.any():
             legal = mask[explore]
@@ -78,7 +98,8 @@ class DMCTrainer(SelfPlayTrainer):
                 perm = torch.randperm(n, generator=self.torch_gen).to(self.device)
                 for start in range(0, n, mb):
                     j = perm[start:start + mb]
-                    q = self.model(obs[j], mask[j])[0].gather(1, action[j][:, None]).squeeze(1)
+                    logits, value = self.model(obs[j], mask[j])
+                    q = q_values(logits, value, mask[j]).gather(1, action[j][:, None]).squeeze(1)
                     loss = 0.5 * ((q - target[j]) ** 2).mean()
                     self.optimizer.zero_grad()
                     loss.backward()

@@ -16,7 +16,7 @@ import torch
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
 from training.config import DMCConfig, TrainConfigError, load_config
-from training.dmc import DMCTrainer
+from training.dmc import DMCTrainer, q_values
 from training.evaluate import evaluate
 from training.trajectories import Trajectories
 
@@ -101,3 +101,19 @@ def test_a_run_fits_q_to_the_returns_resumes_and_saves_a_network_that_plays(tmp_
     with pytest.raises(CheckpointError, match="dmc"):  # a PPO resume of a DMC run is refused
         Trainer(load_config(ROOT / "configs" / "smoke.yaml", PPOConfig, runs_dir=str(tmp_path), run_name="dmc-smoke"),
                 resume=True, progress=False)
+
+
+def test_q_is_a_dueling_head_whose_argmax_is_the_networks_move_and_whose_fit_moves_every_legal_logit():
+    """Q = V + A - mean A over the legal actions: its argmax over the legal actions is the logits'
+    (what the saved network plays), and fitting the taken action's Q moves the other legal logits
+    (through the mean) and V, but no illegal logit."""
+    torch.manual_seed(0)
+    logits = torch.randn(6, 5, requires_grad=True)
+    value = torch.randn(6, requires_grad=True)
+    mask = torch.tensor([[1, 1, 0, 1, 0]] * 6, dtype=torch.bool)
+    q = q_values(logits.masked_fill(~mask, torch.finfo(torch.float32).min), value, mask)
+    legal_q = q.masked_fill(~mask, -1e9)
+    assert legal_q.argmax(1).tolist() == logits.masked_fill(~mask, -1e9).argmax(1).tolist()
+    torch.testing.assert_close((q * mask).sum(1) / mask.sum(1), value)  # the legal actions' mean is V
+    q[:, 0].sum().backward()
+    assert (logits.grad[:, [1, 3]] != 0).all() and (logits.grad[:, [2, 4]] == 0).all() and (value.grad != 0).all()
