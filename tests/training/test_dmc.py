@@ -63,8 +63,10 @@ def test_the_actors_play_the_argmax_or_explore_among_legal_actions(tmp_path):
     obs, mask = trainer.collector.obs, trainer.collector.mask.astype(bool)
     actions, _, values = trainer.act(obs, mask)
     with torch.no_grad():
-        q = trainer.model(torch.from_numpy(obs), torch.from_numpy(mask))[0].numpy()
-    assert actions.tolist() == q.argmax(1).tolist() and values.tolist() == pytest.approx(q.max(1).tolist())
+        logits, value = trainer.model(torch.from_numpy(obs), torch.from_numpy(mask))
+        q = q_values(logits, value, torch.from_numpy(mask)).numpy()
+    assert actions.tolist() == logits.argmax(1).tolist()  # the network's own move
+    assert values.tolist() == pytest.approx(q[np.arange(len(q)), actions].tolist(), rel=1e-5, abs=1e-6)
     trainer.cfg.epsilon = 1.0
     for _ in range(20):
         assert mask[np.arange(len(mask)), trainer.act(obs, mask)[0]].all()
