@@ -139,13 +139,20 @@ def _run_options(config_cls: str, example: str, resume_keeps: str) -> Callable[[
     )
 
 
+#: the options of the self-play trainers (train, dmc) after _run_options
+_self_play_options = option_group(
+    click.option("--init-checkpoint", default=None,
+                 help="Override init_checkpoint: start from these weights (a path or zoo:NAME, with :temperature=T "
+                      "to sharpen or soften its policy) instead of the config's start."),
+    click.option("--total-steps", type=int, default=None, help="Override total_steps."),
+    click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes."),
+    click.option("--device", default=None, help="Override device: cpu, cuda, cuda:N or auto (cuda when there is one)."),
+)
+
+
 @main.command()
 @_run_options("PPOConfig", "default or smoke", "weights, optimizer, step count, pool")
-@click.option("--init-checkpoint", default=None,
-              help="Override init_checkpoint: start from these weights (a path or zoo:NAME) instead of cloning the heuristic.")
-@click.option("--total-steps", type=int, default=None, help="Override total_steps.")
-@click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
-@click.option("--device", default=None, help="Override device: cpu, cuda, cuda:N or auto (cuda when there is one).")
+@_self_play_options
 def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
           init_checkpoint: str | None, total_steps: int | None, time_limit_minutes: float | None,
           device: str | None, no_progress: bool) -> None:
@@ -164,11 +171,7 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
 
 @main.command()
 @_run_options("DMCConfig", "dmc-4p or dmc-smoke", "weights, optimizer, step count, pool")
-@click.option("--init-checkpoint", default=None,
-              help="Override init_checkpoint: start from these weights (a path or zoo:NAME).")
-@click.option("--total-steps", type=int, default=None, help="Override total_steps.")
-@click.option("--time-limit-minutes", type=float, default=None, help="Override time_limit_minutes.")
-@click.option("--device", default=None, help="Override device: cpu, cuda, cuda:N or auto (cuda when there is one).")
+@_self_play_options
 def dmc(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
         init_checkpoint: str | None, total_steps: int | None, time_limit_minutes: float | None,
         device: str | None, no_progress: bool) -> None:
