@@ -25,13 +25,13 @@ from pathlib import Path
 
 from agents.base import Agent, act_batch, legal_actions
 from agents.baselines import GreedyAgent, HeuristicAgent, RandomAgent
-from agents.spec import ZOO_DIR, AgentSpec, AgentSpecError, named_specs, parse_spec
+from agents.spec import ZOO_DIR, AgentSpec, AgentSpecError, import_target, literal_value, named_specs, parse_spec
 from cf_env import RulesConfig
 from cf_env.packages import require_extra
 
 __all__ = ["Agent", "AgentSpec", "AgentSpecError", "act_batch", "GreedyAgent", "HeuristicAgent", "RandomAgent",
-           "BASELINES", "ZOO_DIR", "checkpoint_file", "checkpoint_temperature", "legal_actions", "load", "named_specs",
-           "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
+           "BASELINES", "ZOO_DIR", "checkpoint_file", "checkpoint_temperature", "import_target", "legal_actions",
+           "literal_value", "load", "named_specs", "parse_spec", "spec_rules", "zoo_path", "zoo_names"]
 
 BASELINES: dict[str, Callable[[RulesConfig], Agent]] = {"random": RandomAgent, "greedy": GreedyAgent,
                                                          "heuristic": HeuristicAgent}
@@ -145,57 +145,10 @@ def checkpoint_temperature(spec: str) -> float | None:
     return value
 
 
-def _literal(text: str) -> object:
-    """``text`` as the Python literal it spells (``2``, ``0.5``, ``True``, ``'a'``), else itself."""
-    import ast
-
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
-def _import_target(argument: str) -> object:
-    """What ``module:attr`` or ``path/file.py:attr`` names; :class:`AgentSpecError` when it can
-    not be imported or has no such attribute."""
-    import importlib
-    import importlib.util
-    import sys
-
-    where, _, attr = argument.rpartition(":")
-    if where.endswith(".py"):
-        path = Path(where).resolve()
-        if not path.is_file():
-            raise AgentSpecError(f"{argument}: no such file {where}")
-        name = f"chickenfoot_user.{path.stem}_{abs(hash(str(path))):x}"
-        module = sys.modules.get(name)
-        if module is None:
-            spec = importlib.util.spec_from_file_location(name, path)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[name]
-                raise
-    else:
-        try:
-            module = importlib.import_module(where)
-        except ModuleNotFoundError as exc:
-            raise AgentSpecError(f"{argument}: cannot import {where!r} ({exc}); a module must be importable from "
-                                 f"here (installed, or under the current folder), or name a file as "
-                                 f"path/to/file.py:{attr}") from None
-    if not hasattr(module, attr):
-        public = sorted(n for n in vars(module) if not n.startswith("_") and isinstance(getattr(module, n), type))
-        raise AgentSpecError(f"{argument}: {where} has no {attr!r}; its classes: {public or 'none'}")
-    return getattr(module, attr)
-
-
 def _load_python(spec: str, parsed: AgentSpec, config: RulesConfig) -> Agent:
     """Your own agent: ``Class(config, **kwargs)`` for ``module:Class[:key=value...]``."""
-    target = _import_target(parsed.argument)
-    kwargs = {key: _literal(value) for key, value in parsed.params.items()}
+    target = import_target(parsed.argument)
+    kwargs = {key: literal_value(value) for key, value in parsed.params.items()}
     if not callable(target):
         raise AgentSpecError(f"{spec}: {parsed.argument} is not a class or function that makes an agent")
     try:

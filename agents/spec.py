@@ -52,7 +52,7 @@ from typing import NamedTuple
 from cf_env import ChickenFootError
 
 __all__ = ["AgentSpec", "AgentSpecError", "BASELINE_NAMES", "DEVICES", "DeviceError", "SearchSpecError", "ZOO_DIR",
-           "check_device", "named_spec", "named_specs", "parse_spec"]
+           "check_device", "import_target", "literal_value", "named_spec", "named_specs", "parse_spec"]
 
 BASELINE_NAMES = ("random", "greedy", "heuristic")
 DEVICES = ("auto", "cpu", "cuda")  #: and ``cuda:N``
@@ -154,6 +154,53 @@ def _pairs(spec: str, rest: str, after: str = "search") -> dict[str, str]:
             error = SearchSpecError if after == "search" else AgentSpecError
             raise error(f"{spec!r}: expected name=value after '{after}:', got {part!r}")
     return dict(pairs)
+
+
+def literal_value(text: str) -> object:
+    """``text`` as the Python literal it spells (``2``, ``0.5``, ``True``, ``'a'``), else itself."""
+    import ast
+
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def import_target(argument: str) -> object:
+    """What ``module:attr`` or ``path/file.py:attr`` names; :class:`AgentSpecError` when it can
+    not be imported or has no such attribute."""
+    import importlib
+    import importlib.util
+    import sys
+
+    where, _, attr = argument.rpartition(":")
+    if where.endswith(".py"):
+        path = Path(where).resolve()
+        if not path.is_file():
+            raise AgentSpecError(f"{argument}: no such file {where}")
+        name = f"chickenfoot_user.{path.stem}_{abs(hash(str(path))):x}"
+        module = sys.modules.get(name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ModuleNotFoundError as exc:
+            raise AgentSpecError(f"{argument}: cannot import {where!r} ({exc}); a module must be importable from "
+                                 f"here (installed, or under the current folder), or name a file as "
+                                 f"path/to/file.py:{attr}") from None
+    if not hasattr(module, attr):
+        public = sorted(n for n in vars(module) if not n.startswith("_") and isinstance(getattr(module, n), type))
+        raise AgentSpecError(f"{argument}: {where} has no {attr!r}; its classes: {public or 'none'}")
+    return getattr(module, attr)
 
 
 def check_device(device: object) -> str:

@@ -29,10 +29,10 @@ import numpy as np
 import torch
 
 from agents import load
-from agents.search.belief import BeliefNet, load_belief, location_open
-from agents.search.spec import BELIEF_MODES, DEFAULTS
-from agents.search.worlds import sample_worlds
+from agents.search.spec import DEFAULTS
+from agents.search.worlds import World, sample_worlds
 from cf_env import ObservationEncoder, RulesConfig, raw_env
+from lab.belief_net import BeliefNet, load_belief, location_open
 
 SEEN = -1  #: the label of a tile the observer sees (own hand, layout)
 
@@ -175,12 +175,18 @@ def sampler_probs(obs: np.ndarray, history: np.ndarray, mask_n: int, encoder: Ob
                   proposals: int = DEFAULTS["proposals"], belief: np.ndarray | None = None) -> np.ndarray:
     """``(T, n)`` counts of the worlds that put each tile in each location (opponents, boneyard);
     ``temp`` and ``proposals`` are the policy sampler's (the search spec's parameters), ``belief``
-    the belief network's rows for ``mode`` ``belief`` or ``both``."""
+    the belief network's rows for ``mode`` ``belief`` or ``both`` (as :class:`lab.samplers.Belief`
+    weighs worlds, without or with the policy)."""
     config = encoder.config
     n, t = config.num_players, config.num_tiles
     observation = {"observation": obs, "action_mask": np.ones(mask_n, np.int8), "history": history}
-    sw = sample_worlds(observation, worlds, rng, encoder, infer=mode, temp=temp,
-                       proposals=proposals if mode != "constraints" else 1, belief=belief)
+
+    def weigh(world: World, _observation: dict) -> World:
+        return world._replace(belief=np.ascontiguousarray(belief, dtype=np.float64))
+
+    infer = "policy" if mode in ("policy", "both") else "constraints"
+    sw = sample_worlds(observation, worlds, rng, encoder, infer=infer, temp=temp, proposals=proposals if mode != "constraints" else 1,
+                       sampler=weigh if mode in ("belief", "both") else None)
     counts = np.zeros((t, n))
     counts[:, : n - 1] = sw.hands[:, 1:, :].sum(0).T
     np.add.at(counts[:, n - 1], sw.boneyards.ravel(), 1)
@@ -195,7 +201,7 @@ def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout
     ``constraints`` and ``policy`` samplers (``worlds`` worlds each; the policy sampler at each of
     ``temps`` with ``proposals`` candidates a world, named ``policy`` for one temperature and
     ``policy_tT`` for several); with a ``model``, also the search's ``belief`` sampler (worlds
-    resampled by the network, as ``infer=belief`` deals them) and ``both`` (network times policy)."""
+    resampled by the network, as ``lab.samplers:Belief`` deals them) and ``both`` (network times policy)."""
     from tqdm.auto import tqdm
 
     _train, test, config = load_shards(folder, holdout)
@@ -230,7 +236,7 @@ def score(folder: Path, model: Path | None, positions: int, worlds: int, holdout
         for i, p in enumerate(tqdm(pick, desc=name, unit="position", leave=False)):
             counts[i] = sampler_probs(obs[i], test["history"][p], config.num_actions, encoder, mode, worlds,
                                       np.random.default_rng([seed, i]), temp, proposals,
-                                      net.seat_rows(obs[i]) if net is not None and mode in BELIEF_MODES else None)
+                                      net.seat_rows(obs[i]) if net is not None and mode in ("belief", "both") else None)
         seconds[name] = time.perf_counter() - t0
         for a in alphas:
             smoothed = (counts + a * open_[:, None, :]) / (worlds + a * open_.sum(1))[:, None, None]

@@ -3,15 +3,15 @@
 A sampler's per-tile log-loss (``python -m lab.belief score``) scores each hidden tile's marginal
 over the worlds; a search acts on whole worlds. This measures the decisions instead: positions
 are the seat-0 decisions with a choice of ``--player`` playing against ``--opponents``; at each,
-the ``--oracle`` search (``infer=oracle``: the opponents' true hands dealt, only the boneyard's
+the ``--oracle`` search (``infer=lab.samplers:Oracle``: the opponents' true hands dealt, only the boneyard's
 order sampled) values every legal action, and each searched ``SPEC`` is charged the oracle's
 value of its best action minus the oracle's value of the action it chose (the *oracle regret*,
 in the search's value units), and credited when it chose the oracle's action. A spec with
-``infer=oracle`` among them is shown the hands too: the oracle on other worlds (another ``seed``)
+``infer=lab.samplers:Oracle`` among them is shown the hands too: the oracle on other worlds (another ``seed``)
 is the judge's own noise floor.
 
     python -m lab.oracle_regret "search:ms=0:sims=128:infer=policy" "search:ms=0:sims=128" \\
-        --oracle "search:ms=0:sims=128:infer=oracle" --games 40 --positions 600
+        --oracle "search:ms=0:sims=128:infer=lab.samplers:Oracle" --games 40 --positions 600
 
 prints, as JSON, each spec's mean regret (with a standard error over positions), its agreement
 with the oracle, and the paired difference of every spec's regret from the first one's.
@@ -36,7 +36,7 @@ __all__ = ["collect_positions", "main", "oracle_regret"]
 def collect_positions(config: RulesConfig, player: str, opponents: str, games: int, seed: int) -> list[dict]:
     """Seat 0's decisions with a choice over ``games`` games of ``player`` against ``opponents``
     in every other seat: the observation dict with its ``history`` entry and the opponents' true
-    ``hands`` (``(n - 1, T)`` flags, the observer's left first, as ``infer=oracle`` reads them)."""
+    ``hands`` (``(n - 1, T)`` flags, the observer's left first, as ``infer=lab.samplers:Oracle`` reads them)."""
     n, t = config.num_players, config.num_tiles
     seats = [load(player, config)] + [load(opponents, config) for _ in range(n - 1)]
     env = raw_env(config=config, history=True)
@@ -58,8 +58,8 @@ def oracle_regret(config: RulesConfig, specs: Sequence[str], oracle: str, positi
                   seed: int) -> dict:
     """Each search spec's oracle regret and agreement over ``positions`` (see the module docstring)."""
     judge = load(oracle, config)
-    if not isinstance(judge, SearchAgent) or judge.infer != "oracle":
-        raise ValueError(f"--oracle must be a search spec with infer=oracle, got {oracle!r}")
+    if not isinstance(judge, SearchAgent) or not judge.needs_hands:
+        raise ValueError(f"--oracle must be a search spec with infer=lab.samplers:Oracle, got {oracle!r}")
     searches = [load(spec, config) for spec in specs]
     regret = np.zeros((len(specs), len(positions)))
     agree = np.zeros((len(specs), len(positions)), bool)
@@ -70,7 +70,7 @@ def oracle_regret(config: RulesConfig, specs: Sequence[str], oracle: str, positi
         best, top = int(actions[int(np.argmax(scores))]), float(scores.max())
         public = {k: v for k, v in position.items() if k != "hands"}  # what a player may read (R17)
         for s, agent in enumerate(searches):
-            seen = position if getattr(agent, "infer", None) == "oracle" else public
+            seen = position if getattr(agent, "needs_hands", False) else public
             action = agent.act(seen, np.random.default_rng([seed, i, s + 1]))
             regret[s, i] = top - value[action]
             agree[s, i] = action == best
@@ -91,7 +91,7 @@ def oracle_regret(config: RulesConfig, specs: Sequence[str], oracle: str, positi
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m lab.oracle_regret", description=__doc__.split("\n\n")[0])
     parser.add_argument("specs", nargs="+", help="the search specs to charge")
-    parser.add_argument("--oracle", required=True, help="a search spec with infer=oracle: the judge")
+    parser.add_argument("--oracle", required=True, help="a search spec with infer=lab.samplers:Oracle: the judge")
     parser.add_argument("--player", default="zoo:strong-4p", help="seat 0 while the positions are collected")
     parser.add_argument("--opponents", default="heuristic", help="every other seat")
     parser.add_argument("--players", type=int, default=4)

@@ -6,7 +6,7 @@ the shipped ``zoo:search-4p-vs-heuristic`` wins 62%. Between the two, this plays
 1 vs 3 ``--vs`` players on duplicate deal sets (every seat rotation, the deals and the games'
 generators as ``chickenfoot compare`` makes them for the same ``--seed``) with its ``k`` nearest
 opponents to the left shown to it: at each of its decisions with a choice, those opponents'
-true hands are dealt in every world (as ``infer=oracle`` deals them all) and the others' are
+true hands are dealt in every world (as the oracle, ``lab.samplers:Oracle``, deals them all) and the others' are
 sampled as the spec says, with the shown tiles taken out of their reach. ``k = 0`` is the spec as
 it plays; ``k = n - 1`` the oracle (only the boneyard's order sampled). No player may see this
 (R17): it measures what the hidden information is worth to a search, not a way to play.
@@ -64,7 +64,12 @@ class _Shown:
 
     def __init__(self, agent: SearchAgent, env: raw_env) -> None:
         self.agent, self.env, self.shown, self._hands = agent, env, 0, np.zeros(0)
-        agent.world_transform = lambda world: shown_world(world, self._hands, self.shown) if self.shown else world
+        self.inner = agent.sampler  # the spec's own sampler, if any: the shown hands go on top of its world
+        agent.sampler = self
+
+    def __call__(self, world: World, observation: dict) -> World:
+        world = self.inner(world, observation) if self.inner is not None else world
+        return shown_world(world, self._hands, self.shown) if self.shown else world
 
     def act(self, observation: dict, rng: np.random.Generator) -> int:
         if self.shown and int(observation["action_mask"].sum()) > 1:

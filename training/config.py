@@ -186,12 +186,17 @@ def check_agent_specs(specs: list[str]) -> list[str]:
 
 
 def check_teacher(spec: str) -> str:
-    """A distillation teacher: a PIMC ``search`` spec (its targets are per-action values)."""
+    """A distillation teacher: a PIMC ``search`` spec (its targets are per-action values), or
+    ``module:Class`` of a :class:`~agents.search.SearchAgent` subclass (checked when it is loaded)."""
     from agents.search import parse_search_spec
     from agents.spec import parse_spec
 
-    if parse_spec(spec).kind != "search":
-        raise ValueError("the teacher must be a search spec, e.g. search:ms=0:sims=256:race=2")
+    kind = parse_spec(spec).kind
+    if kind == "python":
+        return spec
+    if kind != "search":
+        raise ValueError("the teacher must be a search spec, e.g. search:ms=0:sims=256:race=2 (or module:Class of "
+                         "a SearchAgent subclass)")
     if parse_search_spec(spec).algo != "pimc":
         raise ValueError("the teacher must use algo=pimc (its targets are per-action values)")
     return spec

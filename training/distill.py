@@ -35,7 +35,6 @@ import torch
 from torch import nn
 
 from agents.checkpoint import atomic_write, model_payload, save_checkpoint
-from agents.search.spec import SearchSpecError, parse_search_spec
 from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import ConfigError, RulesConfig
 from cf_env.observation import SCORE_FACTOR, SCORE_SCALE
@@ -87,21 +86,22 @@ def split_labels(folder: str | Path | Sequence[str | Path], holdout: float = 0.1
 
 
 def _warn_overruled_values(folders: Sequence[Path], settings: Sequence[dict[str, Any]], temperature: float) -> None:
-    """Warn when a folder's teacher (``settings``: the folders' collections, in order) is a search
-    with ``deviate``: its ``q`` are the search's own means, which its choices overrule by up to the
-    margin, so targets at a temperature above 0 learn the means rather than the choices it played
+    """Warn when a folder's teacher (``settings``: the folders' collections, in order) is an agent
+    class whose choices overrule its values (class attribute ``choices_overrule_values``, as the
+    lab's SPARTA search, ``lab.sparta:Sparta``, sets): its ``q`` are the search's own means, so
+    targets at a temperature above 0 learn the means rather than the choices it played
     (``temperature=0`` learns the choices)."""
+    from agents.spec import import_target, parse_spec
+
     for path, collection in zip(folders, settings):
         teacher = collection.get("teacher", "")
-        try:
-            deviate = parse_search_spec(teacher).deviate
-        except SearchSpecError:  # not a search: its q are what it chose by
-            continue
-        if deviate > 0:
-            warnings.warn(f"{path}: the teacher {teacher!r} keeps its rollout policy's choice unless the search "
-                          f"beats it by more than deviate={deviate:g}, but its labels' q are the search's own "
-                          f"means: targets at temperature {temperature:g} learn the means, not its choices "
-                          f"(fit at temperature 0 to learn those)", stacklevel=3)
+        parsed = parse_spec(teacher)
+        if parsed.kind != "python" or not getattr(import_target(parsed.argument), "choices_overrule_values", False):
+            continue  # a search spec: its q are what it chose by
+        warnings.warn(f"{path}: the teacher {teacher!r} keeps its blueprint's choice unless the search beats it by "
+                      f"a margin, but its labels' q are the search's own means: targets at temperature "
+                      f"{temperature:g} learn the means, not its choices (fit at temperature 0 to learn those)",
+                      stacklevel=3)
 
 
 def split_paths(folders: Sequence[Path], holdout: float,

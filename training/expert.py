@@ -45,7 +45,7 @@ from agents.torch_policy import ActorCritic, TorchAgent
 from cf_env import RulesConfig, raw_env
 from training.config import ExpertConfig
 from training.evaluate import warm_up, win_rates
-from training.labels import collect_labels, collect_labels_env, soft_targets
+from training.labels import collect_labels, collect_labels_env, load_teacher, soft_targets
 from training.run import NetworkRun, StopSignals
 from training.workers import WorkerPool, worker_state
 
@@ -59,7 +59,8 @@ def collector_state(config: RulesConfig, teacher: str, opponents: list[str], hid
     """A collecting worker's state (:class:`training.run.WorkerPool`'s initializer): the rules, the
     teacher, the opponents, a student network to load weights into, an env."""
     model = ActorCritic.for_rules(config, tuple(hidden), action_head, trunk)
-    built = {s: load(s, config) for s in dict.fromkeys([teacher, *opponents])}
+    built = {s: load(s, config) for s in dict.fromkeys(opponents)}
+    built[teacher] = load_teacher(teacher, config)
     warm_up(built, config)  # compile the search kernels before the clock runs
     return {"config": config, "teacher": built[teacher], "model": model, "opponents": built,
             "opponent_specs": opponents, "env": raw_env(config=config, history=needs_history(built.values()))}

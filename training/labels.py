@@ -23,10 +23,11 @@ Targets are made from ``q`` when a network learns (:func:`soft_targets`): all we
 choice (temperature 0) or a softmax over the legal actions' values at a temperature, so one set
 of labels serves every temperature.
 
-A teacher with ``infer=oracle`` (``search:...:infer=oracle``) is shown the labelled seat's
-opponents' true hands, the boneyard's order still sampled: labels of what a search that sees
-every hand would play, each kept with the seat's own observation only, so the student still
-learns from what it may see (Suphx's oracle guiding; lab/results/oracle-teacher.md).
+A teacher whose world sampler ``needs_hands`` (:class:`agents.search.WorldSampler`; the lab's
+oracle, ``search:...:infer=lab.samplers:Oracle``) is shown the labelled seat's opponents' true
+hands as the observation's ``hands`` entry: labels of what a search that sees every hand would
+play, each kept with the seat's own observation only, so the student still learns from what it
+may see (Suphx's oracle guiding; lab/results/oracle-teacher.md).
 
 ``chickenfoot labels collect --out DIR`` collects in shards of ``--shard-games`` games,
 each written atomically as ``DIR/shard_NNNNN.npz`` with its own seed, so a stopped collection
@@ -110,6 +111,19 @@ def _label_arrays(rows: dict[str, list], obs_size: int, a_count: int) -> dict[st
     return {k: np.asarray(rows[k], _LABEL_DTYPES[k]).reshape((len(rows[k]),) + shape(k)) for k in LABEL_KEYS}
 
 
+def load_teacher(spec: str, config: RulesConfig) -> Any:
+    """The teacher ``spec`` names, refused unless it is a PIMC search agent (a search spec with
+    ``algo=pimc``, or ``module:Class`` of a :class:`~agents.search.SearchAgent` subclass): its
+    labels are the search's per-action values."""
+    from agents.search import SearchAgent
+
+    teacher = load(spec, config)
+    if not isinstance(teacher, SearchAgent) or teacher.algo != "pimc":
+        raise ConfigError(f"the teacher {spec!r} is not a PIMC search agent (a search spec with algo=pimc, or "
+                          f"module:Class of a SearchAgent subclass): its labels are the search's per-action values")
+    return teacher
+
+
 def _search_label(teacher: Any, observation: dict, rng: np.random.Generator,
                   a_count: int) -> tuple[int, np.ndarray, np.ndarray, float, int]:
     """The teacher's choice at one decision, its value of each legal action (``q``) and the worlds
@@ -133,7 +147,7 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
     ``student``: an agent with ``act_batch`` (a :class:`agents.torch_policy.TorchAgent`); it
     takes seat 0 of every game and each other seat with chance ``self_play_prob``, the rest from
     ``opponents`` (agents, each with ``act_batch`` or ``act``; drawn uniformly per seat).
-    ``teacher``: a PIMC :class:`agents.search.SearchAgent`; one that reads the observation's
+    ``teacher``: a PIMC :class:`agents.search.SearchAgent` (or a subclass); one that reads the observation's
     history (``infer=policy``) is fed by the PettingZoo env instead, one game at a time
     (:func:`collect_labels_env`; ``slots`` does not apply). ``beta``: chance a labelled decision
     plays the teacher's action instead of the student's. ``on_game`` is called as each game ends (a progress bar). Returns the label
@@ -174,7 +188,7 @@ def collect_labels(student: Any, teacher: Any, opponents: Sequence[Any], config:
     per_seat: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(slots)]
     finished = decisions = rollout_decisions = 0
     teacher_seconds = 0.0
-    oracle = getattr(teacher, "infer", None) == "oracle"  # a teacher shown the opponents' true hands
+    oracle = bool(getattr(teacher, "needs_hands", False))  # a teacher shown the opponents' true hands
     while finished < games:
         actor = who[np.arange(slots), seat]
         actions = np.zeros(slots, np.int64)
@@ -222,7 +236,7 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
                        on_game: Callable[[], None] | None = None, env: Any = None) -> dict[str, Any]:
     """:func:`collect_labels` on the PettingZoo env, one game per seed and one decision at a time:
     for a teacher that reads the observation's ``history`` (``infer=policy``), which the batched
-    engine does not keep (an ``infer=oracle`` teacher is shown the opponents' hands here too).
+    engine does not keep (a teacher that ``needs_hands`` is shown the opponents' hands here too).
     Game ``i`` draws its seats and its deal from ``np.random.default_rng(seeds[i])`` (the student
     in seat 0 and each other seat with chance ``self_play_prob``, else one of ``opponents``), and
     that generator drives the game's every choice. Returns what
@@ -237,7 +251,7 @@ def collect_labels_env(student: Any, teacher: Any, opponents: Sequence[Any], con
     rows: dict[str, list] = {k: [] for k in LABEL_KEYS}
     decisions = rollout_decisions = 0
     teacher_seconds = 0.0
-    oracle = getattr(teacher, "infer", None) == "oracle"  # a teacher shown the opponents' true hands
+    oracle = bool(getattr(teacher, "needs_hands", False))  # a teacher shown the opponents' true hands
     for seed in seeds:
         rng = np.random.default_rng(seed)
         seats: list[Any] = [student] + [student if rng.random() < self_play_prob
@@ -370,7 +384,7 @@ def _labeller_state(settings: dict[str, Any]) -> dict[str, Any]:
     rules, the student, the teacher and the opponents, built once."""
     config = RulesConfig.from_dict(settings["rules"])
     return {"config": config, "settings": settings, "student": load(settings["student"], config),
-            "teacher": load(settings["teacher"], config),
+            "teacher": load_teacher(settings["teacher"], config),
             "opponents": [load(spec, config) for spec in settings["opponents"]]}
 
 

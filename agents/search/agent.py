@@ -25,16 +25,10 @@ from agents.search.pimc import (
 )
 from agents.search.racing import BLOCK
 from agents.search.rollout import GREEDY, new_policy
-from agents.search.spec import (
-    BELIEF_MODES,
-    HISTORY_MODES,
-    ROLLOUTS,
-    SearchSettings,
-    SearchSpecError,
-    parse_search_spec,
-)
+from agents.search.spec import INFER_MODES, ROLLOUTS, SearchSettings, SearchSpecError, parse_search_spec
 from agents.search.values import Valuation, valuation
-from agents.search.worlds import World, new_scratch, read_observation
+from agents.search.worlds import World, WorldSampler, new_scratch, read_observation
+from agents.spec import import_target, literal_value
 from cf_env import ObservationEncoder, RulesConfig
 from cf_env.vector import State, make_consts, new_state, observation_offsets
 
@@ -65,18 +59,16 @@ class SearchAgent:
         self.name = name or "search"
         self.algo, self.ms, self.sims = settings.algo, float(settings.ms), int(settings.sims)
         self.rollout, self.value = settings.rollout, settings.value
-        self.infer, self.keep, self.c = settings.infer, float(settings.keep), float(settings.c)
+        self.infer, self.c = settings.infer, float(settings.c)
         self.race, self.tie = float(settings.race), float(settings.tie)
         self.temp, self.proposals = settings.temp, settings.proposals
         seed, rollout, algo = settings.seed, settings.rollout, settings.algo
-        #: True when it reads the observation's ``history`` entry (``raw_env(history=True)``);
-        #: the evaluation, play and training loops give it one then
-        self.needs_history = self.infer in HISTORY_MODES
-        self._belief = None
-        if self.infer in BELIEF_MODES:
-            from agents.search.belief import load_belief
-
-            self._belief = load_belief(settings.belief, config)
+        #: a plug-in (:class:`~agents.search.worlds.WorldSampler`) that turns each decision's
+        #: :class:`World` as read into the one its worlds are dealt from: ``infer=module:Class``, or
+        #: set here (the lab's shown-hands study, ``lab/peek.py``); None deals the world as read
+        self.sampler: WorldSampler | None = self._make_sampler(settings, config)
+        #: the shipped inference each observation is read with: ``infer``, or the sampler's ``reads``
+        self.reads = self.infer if self.sampler is None else str(getattr(self.sampler, "reads", "constraints"))
         self._warned = False
         self._seed_rng = np.random.default_rng(seed) if seed is not None else None
         self.encoder = ObservationEncoder(config)
@@ -94,12 +86,6 @@ class SearchAgent:
             kind = GREEDY  # unused
             self._network = agents.load(rollout, config)
             self._batch: tuple[State, np.ndarray, np.ndarray] | None = None
-        self.deviate = float(settings.deviate)
-        self._blueprint: Any = None  # deviate > 0: the rollout policy as an agent, whose root choice stands
-        if self.deviate > 0:
-            import agents
-
-            self._blueprint = self._network if self._network is not None else agents.load(rollout, config)
         k = config.max_pip + 1
         self._tables = HeuristicAgent(config).kernel_tables  # the heuristic rollouts' and the opponent model's
         self._policy = new_policy(kind, k, self._tables)
@@ -111,10 +97,37 @@ class SearchAgent:
         if algo == "ismcts":
             self._tree = new_tree(config.num_actions)
         self.last_search: dict[str, Any] = {}
-        #: a plug-in point: a function applied to each decision's :class:`World` (the sampler's
-        #: inputs, read from the observation) before its worlds are dealt; None leaves it as read
-        #: (the lab's shown-hands study, ``lab/peek.py``, deals some true hands through it)
-        self.world_transform: Callable[[World], World] | None = None
+
+    @staticmethod
+    def _make_sampler(settings: SearchSettings, config: RulesConfig) -> WorldSampler | None:
+        """The world sampler ``infer=module:Class`` names, made with the spec's other pairs."""
+        if settings.infer in INFER_MODES:
+            return None
+        target = import_target(settings.infer)
+        options = {key: literal_value(value) for key, value in settings.options}
+        try:
+            sampler = target(config, **options)  # type: ignore[operator]
+        except TypeError as exc:
+            raise SearchSpecError(f"{settings.spec!r}: calling {settings.infer}(config, **{options}) failed: {exc}; a "
+                                  f"world sampler takes the RulesConfig, then the spec's other pairs as keyword "
+                                  f"arguments") from None
+        if not callable(sampler) or getattr(sampler, "reads", "constraints") not in INFER_MODES:
+            raise SearchSpecError(f"{settings.spec!r}: {settings.infer} made a {type(sampler).__name__}, which is not "
+                                  f"a world sampler: one is called as sampler(world, observation) and its 'reads' is "
+                                  f"one of {INFER_MODES} (agents.search.WorldSampler)")
+        return sampler
+
+    @property
+    def needs_history(self) -> bool:
+        """True when it reads the observation's ``history`` entry (``raw_env(history=True)``); the
+        evaluation, play and training loops give it one then."""
+        return self.reads == "policy"
+
+    @property
+    def needs_hands(self) -> bool:
+        """True when its sampler reads the opponents' true hands (the observation's ``hands``
+        entry): a teacher that label collection shows them to, never a player (R17)."""
+        return bool(getattr(self.sampler, "needs_hands", False))
 
     def _world_state(self, games: int) -> State:
         """Kernel state for ``games`` worlds; the later rounds' deals are placeholders (a search
@@ -141,10 +154,9 @@ class SearchAgent:
         obs = np.asarray(observation["observation"], dtype=np.float32)
         history = observation.get("history") if self.needs_history else None
         if self.needs_history and history is None and not self._warned:
-            fallback = "belief" if self.infer == "both" else "constraints"
             warnings.warn(f"{self.name}: infer={self.infer} reads the observation's 'history' entry, which this one "
-                          f"lacks (make the env with history=True); these decisions use infer={fallback}",
-                          stacklevel=2)
+                          f"lacks (make the env with history=True); these decisions weigh no plays (as "
+                          f"infer=constraints)", stacklevel=2)
             self._warned = True
         world = self._read(obs, observation, history)
         value = valuation(obs, self.encoder, self.value)
@@ -161,11 +173,6 @@ class SearchAgent:
         else:
             action, sims, steps, scores = self._search_ismcts(legal, world, value, start)
             tried = np.full(legal.size, sims, np.int64)
-        if self._blueprint is not None:  # SPARTA: overrule the blueprint only by more than `deviate`
-            own = int(self._blueprint.act(observation, source))
-            mine = int(np.flatnonzero(legal == own)[0])
-            if scores[int(np.flatnonzero(legal == action)[0])] - scores[mine] <= self.deviate:
-                action = own
         self.last_search = {"simulations": sims, "rollout_decisions": steps, "seconds": time.perf_counter() - start,
                             "actions": legal.astype(np.int64), "scores": scores, "worlds": tried}
         return int(action)
@@ -189,15 +196,11 @@ class SearchAgent:
         return legal, values
 
     def _read(self, obs: np.ndarray, observation: dict, history: np.ndarray | None) -> World:
-        """The public state of ``obs`` into the template game, and the sampler's inputs (with this
-        agent's inference: the history for ``policy``, the belief's probabilities for ``belief``
-        (both for ``both``),
-        the observation's ``hands`` entry for ``oracle``)."""
+        """The public state of ``obs`` into the template game, and the sampler's inputs (read with
+        :attr:`reads`, the history for ``policy``; then through :attr:`sampler`, if any)."""
         world = read_observation(obs, np.asarray(observation["action_mask"]), self.encoder, self._template,
-                                 self.infer, self.keep, history, self.temp, self.proposals, self._tables,
-                                 self._belief.seat_rows(obs) if self._belief is not None else None,
-                                 observation.get("hands"))
-        return self.world_transform(world) if self.world_transform is not None else world
+                                 self.reads, history, self.temp, self.proposals, self._tables)
+        return self.sampler(world, observation) if self.sampler is not None else world
 
     def _budget(self, start: float, done: int, per_unit: float) -> int:
         """How many more worlds/iterations to run in the next compiled call (0: stop). Calls last

@@ -22,27 +22,21 @@ infer      constraints ``constraints``: worlds respect the opponents' failures t
                        plays this round are under the opponent model (needs the observation's
                        ``history`` entry; without it, ``constraints``); ``none``: ignore both
                        (``0`` too). ``constraints`` is the default because ``policy`` measured no
-                       stronger and costs a third of the worlds (lab/results/search.md);
-                       ``belief``: they are resampled by a belief network's probabilities of
-                       where each hidden tile lies (``belief=PATH``; :mod:`agents.search.belief`);
-                       ``both``: by the product of the two (``belief=PATH``, and the ``history``);
-                       ``oracle``: every world deals the opponents their true hands (only the
-                       boneyard's order is sampled): a teacher for ``training.labels collect``,
-                       which shows it the hands; no player gets them (R17), so it cannot play
+                       stronger and costs a third of the worlds (lab/results/search.md).
+                       ``module:Class`` (or ``path/file.py:Class``): a world sampler of your own
+                       (:class:`agents.search.WorldSampler`), made as ``Class(config, **options)``
+                       with the spec's pairs that are not search parameters as its options
+                       (``search:infer=my.samplers:Kept:keep=0.2``); the lab's belief network and
+                       oracle are such samplers (``lab/samplers.py``)
 temp       TEMP        the opponent model's softmax temperature over heuristic scores (fitted,
                        see ``lab/opponent_model.py``)
-proposals  8           ``infer=policy``, ``belief`` or ``both``: candidate worlds dealt for each world kept
-belief     (none)      ``infer=belief`` or ``both``: the belief network's file (``python -m lab.belief fit``)
-keep       0           chance that an opponent holds one tile of a value it failed to match
+proposals  8           ``infer=policy`` (or a sampler that weighs worlds): candidate worlds dealt for
+                       each world kept
 race       0           pimc: racing (:mod:`agents.search.racing`): stop trying an action once the
                        leader beats it by ``race`` standard errors over the worlds so far (0: off,
                        every action in every world); needs ``sims``, the most worlds
 tie        0.01        racing: an action the leader beats by less than this (in value units) with
                        that confidence is dropped too (equally good)
-deviate    0           pimc: play the rollout policy's own choice (the network's, the heuristic's)
-                       unless the search's best action beats it by more than ``deviate`` in value
-                       units (SPARTA's rule: the search only overrules its blueprint when sure);
-                       0: off, the search's best is played
 c          0.7         ismcts: UCB exploration constant (values are in about [-1, 1])
 seed       none        the agent's own random seed; by default it draws from ``act``'s generator
 =========  ==========  =======================================================================
@@ -54,15 +48,13 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from agents.spec import SearchSpecError, parse_spec
+from agents.spec import SearchSpecError, import_target, parse_spec
 
-__all__ = ["ALGORITHMS", "BELIEF_MODES", "DEFAULTS", "HISTORY_MODES", "INFER_MODES", "ROLLOUTS", "SearchSettings",
-           "SearchSpecError", "TEMPERATURE", "VALUES", "parse_search_spec"]
+__all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSettings", "SearchSpecError", "TEMPERATURE",
+           "VALUES", "is_sampler_entry_point", "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
-INFER_MODES = ("policy", "constraints", "none", "belief", "oracle", "both")  #: how worlds use what the opponents showed
-HISTORY_MODES = ("policy", "both")  #: the modes that weigh worlds by the opponents' plays (read the history)
-BELIEF_MODES = ("belief", "both")  #: the modes that weigh worlds by a belief network
+INFER_MODES = ("policy", "constraints", "none")  #: how worlds use what the opponents showed (or a sampler's entry point)
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
 VALUES = ("win", "points", "joint")
@@ -82,13 +74,12 @@ class SearchSettings:
     infer: str = "constraints"
     temp: float = TEMPERATURE
     proposals: int = 8
-    belief: str = ""
-    keep: float = 0.0
     c: float = 0.7
     race: float = 0.0
     tie: float = 0.01
-    deviate: float = 0.0
     seed: int | None = None
+    #: a sampler entry point's own ``name=value`` pairs (``infer=module:Class``), as typed
+    options: tuple[tuple[str, str], ...] = ()
 
     @property
     def spec(self) -> str:
@@ -96,15 +87,18 @@ class SearchSettings:
         def text(value: Any) -> str:
             return f"{value:g}" if isinstance(value, float) and float(f"{value:g}") == value else str(value)
 
-        pairs = [f"{f.name}={text(getattr(self, f.name))}" for f in fields(self) if getattr(self, f.name) != f.default]
-        return ":".join(["search", *pairs])
+        pairs = [f"{f.name}={text(getattr(self, f.name))}" for f in fields(self)
+                 if f.name != "options" and getattr(self, f.name) != f.default]
+        return ":".join(["search", *pairs, *(f"{k}={v}" for k, v in self.options)])
 
     def __post_init__(self) -> None:
         where = self.spec
-        if self.infer not in INFER_MODES:
-            raise SearchSpecError(f"{where!r}: infer must be one of {INFER_MODES} (or 1/0), got {self.infer!r}")
-        if (self.infer in BELIEF_MODES) != bool(self.belief):
-            raise SearchSpecError(f"{where!r}: infer=belief (or both) and belief=PATH (the belief network) go together")
+        if self.infer not in INFER_MODES and not is_sampler_entry_point(self.infer):
+            raise SearchSpecError(f"{where!r}: infer must be one of {INFER_MODES} (or 1/0) or a world sampler's "
+                                  f"module:Class, got {self.infer!r}")
+        if self.options and self.infer in INFER_MODES:
+            raise SearchSpecError(f"{where!r}: unknown search parameters {[k for k, _ in self.options]}; known: "
+                                  f"{sorted(DEFAULTS)} (other names are a world sampler's options, infer=module:Class)")
         if self.algo not in ALGORITHMS:
             raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
         if self.value not in VALUES:
@@ -131,8 +125,6 @@ class SearchSettings:
             raise SearchSpecError(f"{where!r}: sims must be >= 0, got {self.sims}")
         if self.ms == 0 and self.sims == 0:
             raise SearchSpecError(f"{where!r}: with ms=0 (no clock) give sims=N, the worlds or iterations per decision")
-        if not 0.0 <= self.keep <= 1.0:
-            raise SearchSpecError(f"{where!r}: keep is a probability in [0, 1], got {self.keep}")
         if not (self.temp > 0 and math.isfinite(self.temp)):
             raise SearchSpecError(f"{where!r}: temp must be > 0, got {self.temp}")
         if self.proposals < 1:
@@ -147,29 +139,35 @@ class SearchSettings:
                                       f"compiled rollout ({'|'.join(ROLLOUTS)}) does")
             if self.sims == 0:
                 raise SearchSpecError(f"{where!r}: race needs sims=N, the most worlds an action may be tried in")
-        if not (self.deviate >= 0 and math.isfinite(self.deviate)):
-            raise SearchSpecError(f"{where!r}: deviate must be >= 0 (0: off), got {self.deviate}")
-        if self.deviate > 0 and self.algo != "pimc":
-            raise SearchSpecError(f"{where!r}: deviate compares the actions' mean values, which pimc gives (ismcts "
-                                  f"gives visit counts)")
         if self.seed is not None and self.seed < 0:
             raise SearchSpecError(f"{where!r}: seed must be >= 0, got {self.seed}")
 
 
-DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SearchSettings)}  #: every parameter's default
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(SearchSettings) if f.name != "options"}  #: every
+#: parameter's default
+
+
+def is_sampler_entry_point(infer: str) -> bool:
+    """Whether ``infer`` names a world sampler (``module:Class`` or ``path/file.py:Class``)."""
+    where, _, attr = infer.rpartition(":")
+    return bool(where) and attr.isidentifier() and (where.endswith(".py") or all(
+        part.isidentifier() for part in where.split(".")))
 
 
 def parse_search_spec(spec: str, player: bool = False) -> SearchSettings:
     """The parameters of ``search[:name=value]...`` (see the module docstring), typed and checked.
     ``player=True`` for a spec that is to play (eval, compare, play, a config's opponents): such a
-    spec may not have ``infer=oracle``, which needs the hands no observation carries."""
+    spec may not name a sampler that reads the opponents' true hands (``needs_hands``, a
+    teacher's privilege in label collection), which no observation carries (R17)."""
     parsed = parse_spec(spec) if isinstance(spec, str) else None
     if parsed is None or parsed.kind != "search":
         raise SearchSpecError(f"a search spec starts with 'search', got {spec!r}")
     params: dict[str, Any] = {}
+    options: list[tuple[str, str]] = []
     for key, value in parsed.params.items():
-        if key not in DEFAULTS:
-            raise SearchSpecError(f"{spec!r}: unknown search parameter {key!r}; known: {sorted(DEFAULTS)}")
+        if key not in DEFAULTS or key == "options":
+            options.append((key, value))  # a sampler's option; refused below unless infer names one
+            continue
         if key == "infer":
             params[key] = {"1": "constraints", "true": "constraints", "0": "none", "false": "none"}.get(value, value)
             continue
@@ -178,9 +176,13 @@ def parse_search_spec(spec: str, player: bool = False) -> SearchSettings:
             params[key] = kind(value) if kind in (int, float) else value
         except ValueError:
             raise SearchSpecError(f"{spec!r}: {key}={value!r} is not a valid value") from None
-    settings = SearchSettings(**params)
-    if player and settings.infer == "oracle":
-        raise SearchSpecError(f"{spec!r}: infer=oracle is a teacher's setting (chickenfoot labels collect / distill "
-                              f"--teacher), not a player's: no observation carries the opponents' hands (R17); "
-                              f"play it with infer=constraints")
+    if options and not is_sampler_entry_point(str(params.get("infer", ""))):
+        raise SearchSpecError(f"{spec!r}: unknown search parameter {options[0][0]!r}; known: {sorted(DEFAULTS)} "
+                              f"(other names are options of a world sampler named as infer=module:Class)")
+    settings = SearchSettings(**params, options=tuple(options))
+    reads_hands = is_sampler_entry_point(settings.infer) and getattr(import_target(settings.infer), "needs_hands", False)
+    if player and reads_hands:
+        raise SearchSpecError(f"{spec!r}: infer={settings.infer} reads the opponents' true hands, a teacher's "
+                              f"privilege (chickenfoot labels collect / distill --teacher), not a player's: no "
+                              f"observation carries them (R17); play it with infer=constraints")
     return settings

@@ -15,8 +15,8 @@ failure's own draw included. At the failure its hand held no tile with the value
 holds with it now was drawn since. The failure's own draw, if it carried the value, was playable
 (the value was open or forced), so it was played or kept (R12). So while ``void_draws`` is 0 (a
 forced pass) the hand holds no such tile, and while it is 1 at most the one kept tile. Worlds
-forbid those values, except that a hand with a value at 1 gets a kept tile with probability
-``keep`` (default 0: the shipped agents never keep a playable tile). Values with more draws since
+forbid those values (a sampler may let a hand keep one such tile with probability
+:attr:`World.keep`; the shipped agents never keep a playable tile). Values with more draws since
 are left free.
 
 **Policy inference** (``infer=policy``): each world is the likeliest-weighted of ``proposals``
@@ -25,6 +25,13 @@ Hands are dealt from one shuffle, most constrained opponent first, each taking t
 may hold; a shuffle that leaves an opponent short is dealt again (``DEAL_TRIES`` tries), and when
 the constraints cannot all hold (an opponent that did keep a tile, with ``keep`` 0) they are relaxed.
 
+**Samplers of your own** (``infer=module:Class``, a :class:`WorldSampler`): the observation is
+read with one of the shipped inferences first (the sampler's ``reads``), then the sampler changes
+the :class:`World` before its worlds are dealt: which tiles each seat may hold (``forbid``), a
+kept tile's chance (``keep``), and log-probabilities of where each hidden tile lies (``belief``),
+by which each world is the likeliest-weighted of ``proposals`` candidates. The lab's learned
+belief, its oracle and its shown-hands study are such samplers (``lab/samplers.py``).
+
 Randomness in compiled code comes from a small xorshift64* generator whose state (one uint64 in
 ``Scratch.rs``) is seeded per decision from the caller's ``np.random.Generator``: no global random
 state, and the same seed gives the same worlds.
@@ -32,20 +39,21 @@ state, and the same seed gives the same worlds.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numba import njit
 
 from agents.baselines import HeuristicAgent, HeuristicTables, randint, uniform
 from agents.search.inference import Decisions, log_likelihood, no_decisions, read_history
-from agents.search.spec import BELIEF_MODES, HISTORY_MODES, INFER_MODES
+from agents.search.spec import INFER_MODES
 from cf_env import ConfigError, ObservationEncoder, action_table
 from cf_env.engine import Role
 from cf_env.vector import State, copy_game
 
-__all__ = ["DEAL_TRIES", "INFER_MODES", "Scratch", "SampledWorlds", "World", "deal_hidden", "deal_once",
-           "belief_log_likelihood", "dealing_order", "new_scratch", "randint", "read_observation", "sample_worlds", "uniform"]
+__all__ = ["DEAL_TRIES", "INFER_MODES", "Scratch", "SampledWorlds", "World", "WorldSampler", "deal_hidden", "deal_once",
+           "belief_log_likelihood", "dealing_order", "new_scratch", "randint", "read_observation", "sample_worlds",
+           "uniform"]
 
 DEAL_TRIES = 16  #: shuffles a world may take to meet every opponent's inferred constraints
 
@@ -58,14 +66,27 @@ class World(NamedTuple):
     bone_n: int  #: tiles in the boneyard
     forbid: np.ndarray  #: (n, T) uint8 tiles each seat cannot hold (the inference; row 0 unused)
     order: np.ndarray  #: (n-1,) int64 the opponents in dealing order, most constrained first
-    keep: float  #: chance an opponent holds one tile it is forbidden (a kept playable draw)
+    keep: float  #: chance an opponent holds one tile it is forbidden (a kept playable draw; 0 as read)
     decisions: Decisions  #: the opponents' plays this round (empty: no policy inference)
     temp: float  #: the opponent model's softmax temperature
-    proposals: int  #: candidates dealt per world under policy inference (1: none)
+    proposals: int  #: candidates dealt per world when worlds are weighed (by the plays or ``belief``)
     tables: HeuristicTables  #: the opponent model's scores (the heuristic's)
-    #: under ``infer=belief``, (n+1, T) float64 log-probabilities of each tile's location (row p
-    #: 1 .. n-1 the opponent p, row n the boneyard; :mod:`agents.search.belief`); else (0, 0)
+    #: a sampler's (n+1, T) float64 log-probabilities of each hidden tile's location (row p 1 .. n-1
+    #: the opponent p, row n the boneyard), by which candidate worlds are weighed; (0, 0): none
     belief: np.ndarray
+
+
+class WorldSampler(Protocol):
+    """A world sampler of your own: ``search:infer=module:Class[:option=value...]`` makes it as
+    ``Class(config, **options)`` (the spec's pairs that are not search parameters, values read as
+    Python literals where they are one). Each decision the observation is read with the shipped
+    inference named by the class attribute ``reads`` (``constraints``, ``policy`` or ``none``; by
+    default ``constraints``), and the sampler returns the :class:`World` to deal from. A class
+    attribute ``needs_hands = True`` marks a sampler that reads the observation's ``hands`` entry,
+    the opponents' true hands: label collection shows them to such a teacher, and no player may
+    use one (R17)."""
+
+    def __call__(self, world: World, observation: dict) -> World: ...
 
 
 class Scratch(NamedTuple):
@@ -95,8 +116,8 @@ def deal_hidden(s, b, world, scratch):
     """One world into game ``b`` of state ``s``: one constraint-respecting deal (:func:`deal_once`),
     or under policy inference (``world.proposals`` > 1 and opponent plays to explain) the one of
     ``proposals`` such deals drawn with probability proportional to the likelihood of the
-    opponents' plays (Gumbel-max over the log-likelihoods: sampling-importance-resampling); under
-    ``infer=belief`` the likelihood is the belief network's (:func:`belief_log_likelihood`)."""
+    opponents' plays (Gumbel-max over the log-likelihoods: sampling-importance-resampling); with a
+    sampler's ``world.belief`` its log-probabilities join the likelihood (:func:`belief_log_likelihood`)."""
     use_belief = world.belief.shape[0] > 0
     if world.proposals <= 1 or (world.decisions.seat.shape[0] == 0 and not use_belief):
         deal_once(s, b, world, scratch)
@@ -128,7 +149,7 @@ def deal_hidden(s, b, world, scratch):
 
 @njit(cache=True)
 def belief_log_likelihood(s, b, world):
-    """The belief network's log-probability of the world dealt into game ``b``: where it put each
+    """``world.belief``'s log-probability of the world dealt into game ``b``: where it put each
     hidden tile, in an opponent's hand or the boneyard, as if the tiles were independent."""
     n, t_count = s.hand.shape[1], s.hand.shape[2]
     ll = 0.0
@@ -198,21 +219,14 @@ def deal_once(s, b, world, scratch):
 
 
 def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEncoder, state: State,
-                     infer: str | bool = "constraints", keep: float = 0.0, history: np.ndarray | None = None,
-                     temp: float = 1.0, proposals: int = 1, tables: HeuristicTables | None = None,
-                     belief: np.ndarray | None = None, hands: np.ndarray | None = None) -> World:
+                     infer: str | bool = "constraints", history: np.ndarray | None = None, temp: float = 1.0,
+                     proposals: int = 1, tables: HeuristicTables | None = None) -> World:
     """Write the public state of ``obs`` into game 0 of ``state`` (the observer is seat 0, then
     clockwise; the hidden hands empty) and return the sampler's inputs. ``infer``: ``none``
-    ignores the opponents' failures to match (no tile forbidden, ``keep`` 0); ``constraints``
-    forbids what they rule out; ``policy`` also weights worlds by the opponents' plays in
-    ``history`` (the observation's history entry) under the heuristic softmax at ``temp`` with
-    ``proposals`` candidates per world (``tables``: the heuristic's kernel tables); ``belief``
-    weights them by a belief network's log-probabilities instead (``(n+1, T)``, see
-    :class:`World`; :meth:`agents.search.belief.BeliefNet.seat_rows`), and ``both`` by the
-    product of the two likelihoods; ``oracle`` deals each
-    opponent its true hand, ``hands`` (``(n - 1, T)`` flags, the observer's left first: the first
-    rows of :meth:`cf_env.vector.VectorGame.hidden_tiles`), so only the boneyard's order is
-    sampled."""
+    ignores the opponents' failures to match (no tile forbidden); ``constraints`` forbids what
+    they rule out; ``policy`` also weights worlds by the opponents' plays in ``history`` (the
+    observation's history entry) under the heuristic softmax at ``temp`` with ``proposals``
+    candidates per world (``tables``: the heuristic's kernel tables)."""
     sl, config = encoder.slices, encoder.config
     n, t, k = config.num_players, config.num_tiles, config.max_pip + 1
     hand = obs[sl["hand"]] > 0
@@ -256,9 +270,7 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     if infer not in INFER_MODES:
         raise ConfigError(f"infer must be one of {INFER_MODES}, got {infer!r}")
     forbid = np.zeros((n, t), np.uint8)
-    if infer == "oracle":
-        forbid[1:] = _true_hands(hands, pool, sizes, n, t) == 0
-    elif infer != "none":
+    if infer != "none":
         table = action_table(config.max_pip)
         tile_lo, tile_hi = np.asarray(table.tile_low), np.asarray(table.tile_high)
         for i in range(1, n):
@@ -268,17 +280,10 @@ def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEnco
     order = dealing_order(forbid, pool)
     if tables is None:
         tables = HeuristicAgent(config).kernel_tables
-    policy = infer in HISTORY_MODES and history is not None and proposals > 1
+    policy = infer == "policy" and history is not None and proposals > 1
     decisions = read_history(history, encoder) if policy and history is not None else no_decisions(n, config.max_pip)
-    if infer in BELIEF_MODES:
-        if belief is None or belief.shape != (n + 1, t):
-            raise ConfigError(f"infer={infer} needs the belief network's log-probabilities, shape {(n + 1, t)}; got "
-                              f"{None if belief is None else belief.shape}")
-        weights = np.ascontiguousarray(belief, dtype=np.float64)
-    else:
-        weights = np.zeros((0, 0))
-    return World(pool, sizes, bone_n, forbid, order, float(keep) if infer not in ("none", "oracle") else 0.0, decisions,
-                 float(temp), int(proposals) if policy or infer in BELIEF_MODES else 1, tables, weights)
+    return World(pool, sizes, bone_n, forbid, order, 0.0, decisions, float(temp), int(proposals), tables,
+                 np.zeros((0, 0)))
 
 
 def dealing_order(forbid: np.ndarray, pool: np.ndarray) -> np.ndarray:
@@ -287,23 +292,6 @@ def dealing_order(forbid: np.ndarray, pool: np.ndarray) -> np.ndarray:
     thins."""
     constrained = forbid[:, pool].sum(axis=1)
     return np.array(sorted(range(1, forbid.shape[0]), key=lambda p: -int(constrained[p])), dtype=np.int64)
-
-
-def _true_hands(hands: np.ndarray | None, pool: np.ndarray, sizes: np.ndarray, n: int, t: int) -> np.ndarray:
-    """``hands`` checked against the observation: one row per opponent, each of its size, every
-    tile hidden from the observer and in one hand at most."""
-    if hands is None:
-        raise ConfigError("infer=oracle deals the opponents' true hands, and this observation has none: it is a "
-                          "teacher for label collection (training.labels collect shows it the hands), not a player")
-    held = np.asarray(hands) != 0
-    if held.shape != (n - 1, t):
-        raise ConfigError(f"infer=oracle needs the opponents' hands as ({n - 1}, {t}) flags, got shape {held.shape}")
-    hidden = np.zeros(t, bool)
-    hidden[pool] = True
-    if (held & ~hidden).any() or (held.sum(axis=0) > 1).any() or (held.sum(axis=1) != sizes[1:]).any():
-        raise ConfigError(f"the given hands (sizes {held.sum(axis=1).tolist()}) do not fit the observation: hidden "
-                          f"tiles only, each in one hand, sizes {sizes[1:].tolist()}")
-    return held.astype(np.uint8)
 
 
 class SampledWorlds(NamedTuple):
@@ -315,19 +303,20 @@ class SampledWorlds(NamedTuple):
 
 
 def sample_worlds(observation: dict, n: int, rng: np.random.Generator, encoder: ObservationEncoder,
-                  infer: str = "constraints", keep: float = 0.0, temp: float = 1.0,
-                  proposals: int = 1, belief: np.ndarray | None = None) -> SampledWorlds:
+                  infer: str = "constraints", temp: float = 1.0, proposals: int = 1,
+                  sampler: WorldSampler | None = None) -> SampledWorlds:
     """``n`` worlds consistent with ``observation`` (an observation dict of ``encoder``'s rules;
-    its ``history`` entry for ``infer="policy"``, its ``hands`` entry for ``infer="oracle"``), dealt
-    as the search agents deal them, from ``rng``."""
+    its ``history`` entry for ``infer="policy"``), dealt as the search agents deal them, from
+    ``rng``; with ``sampler`` (a :class:`WorldSampler`) the world it makes of the one read."""
     from cf_env.vector import make_consts, new_state
 
     config = encoder.config
     state = new_state(make_consts(config), 1)
     obs = np.asarray(observation["observation"], dtype=np.float32)
-    world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer, keep,
-                             observation.get("history"), temp, proposals, belief=belief,
-                             hands=observation.get("hands"))
+    world = read_observation(obs, np.asarray(observation["action_mask"]), encoder, state, infer,
+                             observation.get("history"), temp, proposals)
+    if sampler is not None:
+        world = sampler(world, observation)
     scratch = new_scratch(config.num_players, config.num_tiles, encoder.size, config.max_pip + 1)
     scratch.rs[0] = np.uint64(rng.integers(1, 2**63))
     work = new_state(make_consts(config), 1)

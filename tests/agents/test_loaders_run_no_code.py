@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from cf_env import ChickenFootError, RulesConfig  # noqa: E402
+from cf_env import RulesConfig  # noqa: E402
 
 RULES = RulesConfig(num_players=2, max_pip=4, hand_size=4, rounds=1)
 
@@ -39,24 +39,4 @@ def test_a_checkpoint_runs_no_code(tmp_path):
     path, marker = _planted(tmp_path, {"format": "chickenfoot-rl-checkpoint"})
     with pytest.raises(CheckpointError, match="only ever loaded without running code"):
         load_checkpoint(path)
-    assert not marker.exists()
-
-
-def test_a_belief_network_runs_no_code_and_a_real_one_loads(tmp_path):
-    from agents.search.belief import BeliefNet, load_belief
-
-    net = BeliefNet(RULES, (8,))
-    good = tmp_path / "belief.pt"
-    torch.save(net.payload(epoch=1, train_positions=10, train_shards=["a"]), good)
-    loaded = load_belief(good, RULES)
-    assert all(torch.equal(a, b) for a, b in zip(loaded.state_dict().values(), net.state_dict().values()))
-    path, marker = _planted(tmp_path, net.payload())
-    with pytest.raises(ChickenFootError, match="only ever loaded without running code"):
-        load_belief(path, RULES)
-    assert not marker.exists()
-    # and through a spec, as the issue tried it: the search refuses the file before any game
-    from agents import load
-
-    with pytest.raises(ChickenFootError):
-        load(f"search:infer=belief:belief={path}:ms=0:sims=2", RULES)
     assert not marker.exists()

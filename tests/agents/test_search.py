@@ -6,7 +6,6 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
-import torch
 
 import agents
 from agents.baselines import HeuristicAgent, RandomAgent
@@ -18,16 +17,37 @@ from agents.search import (
     read_observation,
     sample_worlds,
 )
-from agents.search.belief import BeliefNet
 from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
 from agents.search.values import SIGMA_PER_HAND_PIP, Valuation, round_value, round_values, valuation, win_chance
-from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig, Tile, raw_env
+from cf_env import Game, ObservationEncoder, RulesConfig, Tile, raw_env
 from cf_env.engine.scoring import REWARD_RELATIVE, round_reward, win_share
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
 from tests.scripted import random_positions, swap_held_tiles
 from training.evaluate import play_game
+
+KEEP = "tests.agents.test_search:Keep"  #: the sampler below, named as a spec names a sampler of one's own
+
+
+class Keep:
+    """A world sampler of one's own (``infer=module:Class``): the constraints, with one kept tile of a
+    value an opponent failed to match at chance ``keep`` (the compiled sampler's ``World.keep``)."""
+
+    reads = "constraints"
+
+    def __init__(self, config: RulesConfig, keep: float) -> None:
+        self.keep = float(keep)
+
+    def __call__(self, world, observation):
+        return world._replace(keep=self.keep)
+
+
+class Peek(Keep):
+    """A sampler that claims to read the opponents' true hands: no player may use it."""
+
+    needs_hands = True
+
 
 SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
          RulesConfig(num_players=3, max_pip=6, center_arms=3, draw_rule="until_playable", rounds=2),
@@ -37,10 +57,10 @@ SMALL = [RulesConfig(num_players=2, max_pip=6, rounds=2),
 
 def test_spec_parsing_and_errors():
     assert parse_search_spec("search").algo == "pimc"
-    p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:keep=0.2:c=1.5:seed=3")
+    p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:c=1.5:seed=3")
     assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "others": "", "value": "points",
-                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "belief": "", "keep": 0.2, "c": 1.5, "race": 0.0,
-                         "tie": 0.01, "deviate": 0.0, "seed": 3}
+                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "c": 1.5, "race": 0.0,
+                         "tie": 0.01, "seed": 3, "options": ()}
     assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
     assert SearchAgent(RulesConfig(), SearchSettings(ms=0, sims=4)).sims == 4
     with pytest.raises(SearchSpecError, match="ms must be >= 0"):
@@ -49,9 +69,10 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search:infer=1").infer == "constraints"  # the earlier grammar still reads
     assert parse_search_spec("search:infer=constraints:temp=2:proposals=16").proposals == 16
     assert parse_search_spec("search:value=win").value == "win"
-    assert parse_search_spec("search:ms=0:sims=8:deviate=0.05").deviate == 0.05
     for bad, words in [("search:algo=mcts", "algo must be"), ("search:depth=3", "unknown search parameter"),
-                       ("search:ms=-1", "ms must be"), ("search:ms=0", "give sims"), ("search:keep=2", "keep"),
+                       ("search:ms=-1", "ms must be"), ("search:ms=0", "give sims"),
+                       ("search:keep=0.2", "unknown search parameter 'keep'"),
+                       ("search:infer=policy:keep=0.2", "unknown search parameter 'keep'"),
                        ("search:rollout=search", "rollout must be"), ("search:sims=x", "not a valid"),
                        ("search:algo=ismcts:rollout=zoo:strong-4p", "pimc"),
                        ("search:7", "name=value"), ("search:infer=maybe", "infer must be one of"),
@@ -59,13 +80,27 @@ def test_spec_parsing_and_errors():
                        ("search:value=score", "value must be"), ("search:race=-1", "race must be"),
                        ("search:race=2", "race needs sims"), ("search:ms=0:sims=8:race=2:tie=-1", "tie must be"),
                        ("search:algo=ismcts:ms=0:sims=8:race=2", "pimc with a compiled rollout"),
-                       ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout"),
-                       ("search:deviate=-0.1", "deviate must be"), ("search:deviate=nan", "deviate must be"),
-                       ("search:algo=ismcts:deviate=0.1", "visit counts")]:
+                       ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout")]:
         with pytest.raises(SearchSpecError, match=words):
             parse_search_spec(bad)
     with pytest.raises(SearchSpecError):
         agents.load("search:algo=nope")
+    # a sampler of one's own: its options are the pairs that are not search parameters
+    own = parse_search_spec(f"search:ms=0:sims=4:infer={KEEP}:keep=0.5")
+    assert own.infer == KEEP and own.options == (("keep", "0.5"),) and parse_search_spec(own.spec) == own
+    agent = agents.load(own.spec, RulesConfig())
+    assert isinstance(agent.sampler, Keep) and agent.sampler.keep == 0.5 and agent.reads == "constraints"
+    assert not agent.needs_history and not agent.needs_hands
+    with pytest.raises(SearchSpecError, match="Keep.*failed"):  # an option it does not take
+        agents.load(f"search:ms=0:sims=4:infer={KEEP}:keep=0.5:depth=2", RulesConfig())
+    with pytest.raises(SearchSpecError, match="not a world sampler"):  # a class that is not one
+        agents.load("search:ms=0:sims=4:infer=agents:HeuristicAgent", RulesConfig())
+    with pytest.raises(agents.AgentSpecError, match="cannot import"):
+        agents.load("search:ms=0:sims=4:infer=no_such_module:Sampler", RulesConfig())
+    peek = "search:ms=0:sims=4:infer=tests.agents.test_search:Peek:keep=0"
+    assert agents.load(peek, RulesConfig()).needs_hands
+    with pytest.raises(SearchSpecError, match="true hands"):  # a player may not read the hands (R17)
+        parse_search_spec(peek, player=True)
     assert isinstance(agents.load("search:ms=5"), SearchAgent)
     assert agents.spec_rules("search:ms=5") is None
 
@@ -124,7 +159,8 @@ def test_a_seats_round_value_follows_the_valuations_definition(value):
 
 @pytest.mark.parametrize("config", SMALL)
 @pytest.mark.parametrize("spec", ["search:ms=0:sims=4", "search:algo=ismcts:ms=0:sims=30:rollout=greedy",
-                                  "search:ms=0:sims=3:rollout=random:keep=0.5", "search:ms=0:sims=4:value=joint"])
+                                  f"search:ms=0:sims=3:rollout=random:infer={KEEP}:keep=0.5",
+                                  "search:ms=0:sims=4:value=joint"])
 def test_search_plays_legal_whole_games(config, spec):
     env = raw_env(config=config)  # raw_env raises on any illegal action
     agent = Checked(agents.load(spec, config))
@@ -211,9 +247,6 @@ def test_hidden_tiles_never_reach_the_decision(tmp_path):
     the search seat's observation is the same, so are its decisions for a fixed seed."""
     config = RulesConfig()
     encoder = ObservationEncoder(config)
-    torch.manual_seed(0)
-    belief = tmp_path / "belief.pt"
-    torch.save(BeliefNet(config, (16,)).payload(), belief)
     checked = 0
     for seed in range(40):
         game = _decision_point(config, seed)
@@ -234,7 +267,7 @@ def test_hidden_tiles_never_reach_the_decision(tmp_path):
                 assert read_history(views[0]["history"], encoder).seat.size  # policy inference has plays to weigh
                 for spec in ("search:ms=0:sims=30", "search:algo=ismcts:ms=0:sims=200",
                              "search:ms=0:sims=30:infer=policy", "search:algo=ismcts:ms=0:sims=200:infer=policy",
-                             f"search:ms=0:sims=30:infer=belief:belief={belief}"):
+                             f"search:ms=0:sims=30:infer={KEEP}:keep=0.5"):
                     picks = [agents.load(spec, config).act(v, np.random.default_rng(1)) for v in views]
                     assert picks[0] == picks[1]
                 checked += 1
@@ -288,7 +321,8 @@ def test_sampled_worlds_are_consistent_with_the_observation(keep):
             obs = encoder.encode(game, p)
             mask = encoder.mask(game.legal_bits)
             assert valuation(obs, encoder, "points").totals.tolist() == game.totals[p:] + game.totals[:p]
-            sampled = sample_worlds({"observation": obs, "action_mask": mask}, 3, rng, encoder, keep=keep)
+            sampled = sample_worlds({"observation": obs, "action_mask": mask}, 3, rng, encoder,
+                                    sampler=Keep(config, keep) if keep else None)
             forbid = sampled.world.forbid
             bone_n = sampled.world.bone_n
             assert sampled.boneyards.shape == (3, bone_n)
@@ -306,43 +340,6 @@ def test_sampled_worlds_are_consistent_with_the_observation(keep):
     # of them since observation v2: every failure with at most its own draw since is a constraint,
     # not only the latest one)
     assert violations <= (0 if keep else 0.04 * worlds)
-
-
-def test_oracle_worlds_deal_the_true_hands_and_only_the_boneyard_varies():
-    config = RulesConfig(rounds=2)
-    n, t = config.num_players, config.num_tiles
-    encoder = ObservationEncoder(config)
-    rng = np.random.default_rng(5)
-    game, random_agent, checked = Game(config, seed=5), RandomAgent(config), 0
-    while not game.is_over and checked < 40:
-        p = game.current_player
-        obs, mask = encoder.encode(game, p), encoder.mask(game.legal_bits)
-        hidden = game.hidden_tiles(p).reshape(n, t)
-        view = {"observation": obs, "action_mask": mask, "hands": hidden[: n - 1]}
-        sampled = sample_worlds(view, 4, rng, encoder, infer="oracle")
-        for hands in sampled.hands:
-            np.testing.assert_array_equal(hands[1:], hidden[: n - 1] > 0)
-        assert all(sorted(b.tolist()) == game.boneyard_tiles() for b in sampled.boneyards)
-        if game.boneyard_size > 1:
-            assert len({tuple(b) for b in sampled.boneyards}) > 1  # the order is still sampled
-        if mask.sum() > 1:
-            choice = (obs, mask, hidden)  # a position with a choice, for the agent below
-        game.apply(random_agent.act({"observation": obs, "action_mask": mask}, rng))
-        checked += 1
-    # hands that do not fit the observation, or none, are refused
-    with pytest.raises(ConfigError, match="teacher for label collection"):
-        sample_worlds({"observation": obs, "action_mask": mask}, 1, rng, encoder, infer="oracle")
-    wrong = hidden[: n - 1].copy()
-    wrong[0] = hidden[n - 1]  # the boneyard as the left opponent's hand
-    with pytest.raises(ConfigError, match="do not fit the observation"):
-        sample_worlds({"observation": obs, "action_mask": mask, "hands": wrong}, 1, rng, encoder, infer="oracle")
-    with pytest.raises(ConfigError, match="flags, got shape"):
-        sample_worlds({"observation": obs, "action_mask": mask, "hands": hidden}, 1, rng, encoder, infer="oracle")
-    oracle = SearchAgent.from_spec("search:ms=0:sims=4:infer=oracle", config)
-    obs, mask, hidden = choice
-    with pytest.raises(ConfigError, match="not a player"):
-        oracle.act({"observation": obs, "action_mask": mask}, rng)
-    assert oracle.act({"observation": obs, "action_mask": mask, "hands": hidden[: n - 1]}, rng) in np.flatnonzero(mask)
 
 
 def test_search_without_inference_ignores_the_failures():
@@ -414,31 +411,6 @@ def test_the_command_line_plays_and_evaluates_search():
                                        "--rounds", "2", "--deal-sets", "2", "--no-progress"])
     assert result.exit_code == 0, result.output
     assert "search:ms=0:sims=2" in result.output and "ms/choice" in result.output
-
-
-@pytest.mark.parametrize("rollout", ["heuristic", "zoo:strong-4p"])
-def test_deviate_keeps_the_blueprints_choice_unless_the_search_beats_it_by_more(rollout):
-    """deviate=D (SPARTA): the rollout policy's own choice stands unless the search's best action
-    has a mean value more than D above it; a huge D plays the blueprint, D = 0.05 deviates only so."""
-    config = RulesConfig()
-    blueprint = agents.load("heuristic" if rollout == "heuristic" else rollout, config)
-    encoder = ObservationEncoder(config)
-    deviated = 0
-    for game, _seat in random_positions(config, seed=5, count=30):
-        obs = encoder.observe(game)
-        if np.count_nonzero(obs["action_mask"]) < 2:
-            continue
-        own = blueprint.act(obs, np.random.default_rng(0))
-        search = SearchAgent(config, parse_search_spec(f"search:ms=0:sims=6:rollout={rollout}:deviate=0.05:seed=1"))
-        never = SearchAgent(config, parse_search_spec(f"search:ms=0:sims=6:rollout={rollout}:deviate=1e9:seed=1"))
-        free = SearchAgent(config, parse_search_spec(f"search:ms=0:sims=6:rollout={rollout}:seed=1"))
-        assert never.act(obs, np.random.default_rng(0)) == own
-        chosen, best = search.act(obs, np.random.default_rng(0)), free.act(obs, np.random.default_rng(0))
-        scores, actions = search.last_search["scores"], list(search.last_search["actions"])
-        gain = scores[actions.index(best)] - scores[actions.index(own)]
-        assert chosen == (best if gain > 0.05 else own)
-        deviated += chosen != own
-    assert deviated  # the search does overrule it where it is sure
 
 
 def test_others_play_the_opponents_seats_and_the_network_only_the_searchers():

@@ -64,12 +64,12 @@ def test_a_bad_search_parameter_is_a_usage_error_like_a_bad_spec():
                  ["play", "--opponents", "search:sims=x"]):
         result = CliRunner().invoke(main, [*args, "--deal-sets", "1"] if args[0] == "eval" else args)
         assert result.exit_code == 2, (args, result.output)
-    # a teacher's infer=oracle cannot play (no observation has the hands): refused before any game
-    for args in (["eval", "search:ms=0:sims=4:infer=oracle", "heuristic", "--deal-sets", "1"],
-                 ["compare", "search:ms=0:sims=4:infer=oracle", "heuristic", "--deal-sets", "2"],
-                 ["play", "--opponents", "search:ms=0:sims=4:infer=oracle"]):
+    # a sampler that reads the opponents' true hands (a label teacher's) cannot play: refused before any game
+    peek = "search:ms=0:sims=4:infer=tests.agents.test_search:Peek:keep=0"
+    for args in (["eval", peek, "heuristic", "--deal-sets", "1"], ["compare", peek, "heuristic", "--deal-sets", "2"],
+                 ["play", "--opponents", peek]):
         result = CliRunner().invoke(main, args)
-        assert result.exit_code == 2 and "teacher's setting" in result.output, (args, result.output)
+        assert result.exit_code == 2 and "teacher's privilege" in result.output, (args, result.output)
 
 
 def test_evaluation_names_fit_and_counts_agree():

@@ -16,6 +16,7 @@ from training import distill, labels
 
 TINY = RulesConfig(num_players=2, max_pip=4, hand_size=4, rounds=2)
 TEACHER = "search:ms=0:sims=32:race=2"
+PEEK = "search:ms=0:sims=8:infer=tests.agents.test_search:Peek:keep=0"  #: a sampler that reads the true hands
 
 
 def student(config: RulesConfig, seed: int = 0) -> TorchAgent:
@@ -79,20 +80,22 @@ def test_lockstep_labels_are_the_students_choices_with_the_teachers_values(confi
 
 
 @pytest.mark.parametrize("loop", ["lockstep", "env"])
-def test_an_oracle_teacher_is_shown_the_labelled_seats_opponents_hands_and_the_label_is_not(loop):
+def test_a_teacher_that_needs_the_hands_is_shown_the_labelled_seats_opponents_hands_and_the_label_is_not(loop):
+    """A teacher whose sampler reads the opponents' true hands (``needs_hands``: the lab's oracle) is
+    given them as the observation's ``hands``; the label keeps the seat's own view."""
     config = RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=1)
     n, t = config.num_players, config.num_tiles
     enc = ObservationEncoder(config)
-    oracle = load("search:ms=0:sims=8:infer=oracle", config)
+    search = load("search:ms=0:sims=8", config)
     shown: list[tuple[np.ndarray, np.ndarray]] = []
 
-    class Watching:  # the oracle, recording each view it is given
-        infer = "oracle"
+    class Watching:  # a search that reads the hands, recording each view it is given
+        needs_hands = True
 
         def act(self, observation, rng):
             shown.append((observation["observation"], np.asarray(observation["hands"])))
-            action = oracle.act(observation, rng)
-            self.last_search = oracle.last_search
+            action = search.act({k: v for k, v in observation.items() if k != "hands"}, rng)
+            self.last_search = search.last_search
             return action
 
     if loop == "lockstep":
@@ -276,23 +279,6 @@ def test_labels_from_several_folders_hold_out_the_last_ones_shards(tmp_path):
         distill.split_labels([tmp_path / "a", tmp_path / "nothing"])
 
 
-def test_soft_targets_of_an_overruling_teacher_are_warned_about(tmp_path):
-    """A ``deviate`` teacher plays its rollout policy's choice unless its search beats it by the
-    margin, while its ``q`` are the search's means: reading its labels at a temperature above 0
-    warns (those targets are not its choices); at 0, or without targets, nothing is said."""
-    settings = labels.collection_settings("heuristic", TEACHER + ":deviate=0.5", ["random"], TINY, seed=7,
-                                          shard_games=1, slots=1)
-    labels.collect_shards(tmp_path / "d", settings, 2, progress=False)
-    with pytest.warns(UserWarning, match="deviate=0.5.*temperature 0.02 learn the means"):
-        distill.split_labels(tmp_path / "d", holdout=0.5, temperature=0.02)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        distill.split_labels(tmp_path / "d", holdout=0.5, temperature=0.0)
-        distill.split_labels(tmp_path / "d", holdout=0.5)
-        labels.collect_shards(tmp_path / "p", {**settings, "teacher": TEACHER}, 2, progress=False)
-        distill.split_labels(tmp_path / "p", holdout=0.5, temperature=0.02)  # no deviate: q are what it chose by
-
-
 def test_labels_read_for_fitting_pack_exactly_and_fit_the_same_network(tmp_path):
     import shutil
 
@@ -376,8 +362,8 @@ def test_dagger_rounds_label_the_latest_networks_games_and_refit_on_every_label(
     ("behaviour", "nobody", "unknown agents"),
     ("temperature", -1, "greater than or equal to 0"),
     ("imitate", "nobody", "unknown agents"),
-    ("opponents", ["search:ms=0:sims=8:infer=oracle"], "teacher's setting"),  # the opponents play
-    ("behaviour", "search:ms=0:sims=8:infer=oracle", "teacher's setting"),
+    ("opponents", [PEEK], "teacher's privilege"),  # the opponents play
+    ("behaviour", PEEK, "teacher's privilege"),
 ])
 def test_bad_distill_configs_name_the_key(key, value, message):
     from training.config import TrainConfigError
@@ -386,11 +372,24 @@ def test_bad_distill_configs_name_the_key(key, value, message):
         distill.DistillConfig(**{key: value})
 
 
+def test_a_teacher_named_by_its_class_is_checked_when_it_is_loaded():
+    """``module:Class`` passes the config check (the class is not imported there) and must make a
+    PIMC search agent when the collection loads it."""
+    from training.config import check_teacher
+
+    assert check_teacher("agents:HeuristicAgent") == "agents:HeuristicAgent"
+    with pytest.raises(ConfigError, match="not a PIMC search agent"):
+        labels.load_teacher("agents:HeuristicAgent", TINY)
+    with pytest.raises(ConfigError, match="not a PIMC search agent"):
+        labels.load_teacher("search:algo=ismcts:ms=0:sims=8", TINY)
+    assert labels.load_teacher(TEACHER, TINY).algo == "pimc"
+
+
 def test_a_distill_config_starts_from_one_network():
     from training.config import TrainConfigError
 
     assert distill.DistillConfig(imitate="heuristic").imitation_games > 0
-    assert distill.DistillConfig(teacher="search:ms=0:sims=8:infer=oracle", imitate="heuristic")  # a teacher may
+    assert distill.DistillConfig(teacher=PEEK, imitate="heuristic")  # a teacher may read the hands
     with pytest.raises(TrainConfigError, match="set one of them"):
         distill.DistillConfig(imitate="heuristic", init_checkpoint="zoo:strong-4p")
 

@@ -3,10 +3,11 @@ in each opponent's hand or in the boneyard, read from the observation alone.
 
 :class:`BeliefNet` is trained on self-play positions with their true hands (``python -m
 lab.belief``; the figures, against the constraint and policy samplers, are in
-lab/results/belief.md). With ``infer=belief:belief=PATH`` the search deals ``proposals``
-constraint-respecting candidates per world and keeps one with probability proportional to the
-product of the network's probabilities for where that candidate puts each hidden tile
-(sampling-importance-resampling, as ``infer=policy`` does with the opponent model's likelihood).
+lab/results/belief.md). With ``infer=lab.samplers:Belief:belief=PATH`` the search deals
+``proposals`` constraint-respecting candidates per world and keeps one with probability
+proportional to the product of the network's probabilities for where that candidate puts each
+hidden tile (sampling-importance-resampling, as ``infer=policy`` does with the opponent model's
+likelihood).
 """
 
 from __future__ import annotations
