@@ -36,10 +36,13 @@ def commands(algorithm: str, minutes: float, out: Path, players: int = 4) -> tup
     and the model they write."""
     cf = str(BIN / "chickenfoot")
     table = ["--players", str(players)]
-    if algorithm == "ppo":  # the project's PPO, self-play with its opponent pool (configs/default.yaml, whose
-        # total_steps, 20M, also sets the learning rate's annealing: left as it is, and not reached in these budgets)
+    if algorithm == "ppo":  # the project's PPO, self-play with its opponent pool (configs/default.yaml). Its
+        # total_steps (20M) stops a run and sets the learning rate's annealing; 4 players reach 16.6M learner steps
+        # in 10 minutes here, so it scales with the budget, 2M a minute (the packaged 20M at 10 minutes): the
+        # budget stops the run, near the annealing's end
         return [[cf, "train", "--config", _config("default", out, players), "--time-limit-minutes", str(minutes),
-                 "--overwrite", "--runs-dir", str(out.parent), "--run-name", out.name, "--no-progress"]], out / "final.pt"
+                 "--total-steps", str(int(2_000_000 * minutes)), "--overwrite", "--runs-dir", str(out.parent),
+                 "--run-name", out.name, "--no-progress"]], out / "final.pt"
     if algorithm == "distill":  # make train's job: search labels, then the fit, whose share grows with the labels
         # (1.3 min for 430k labels after 8.5 min of collection; 3.1 min for 1.46M after 28.5)
         collect = max(minutes - 1.5 - 0.11 * max(minutes - 10, 0), 0.5)
