@@ -66,7 +66,6 @@ single-agent view, or ``agents.opponents.single_env_vs``, for opponents that rea
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -395,9 +394,17 @@ def _opponent_list(opponents: Any, config: RulesConfig) -> list[Any]:
 
 
 def _load_spec(spec: str, config: RulesConfig) -> Any:
-    """``agents.load(spec, config)``, found by name when a spec is given (as Gymnasium finds an
-    entry point): the env layer does not import the agents package, which is built on it."""
-    return importlib.import_module("agents").load(spec, config)
+    """The agent ``spec`` names, made by the agent loader the installed distribution declares (its
+    entry point ``load`` in group ``chickenfoot_rl.agents``: ``agents.load``), found the way
+    Gymnasium finds an entry point: the env layer never imports the agents package built on it."""
+    from importlib.metadata import entry_points
+
+    found = entry_points(group="chickenfoot_rl.agents", name="load")
+    if not found:
+        raise ConfigError(f"the opponent {spec!r} is an agent spec, and no agent loader is installed (the entry "
+                          f"point 'load' of group 'chickenfoot_rl.agents', which pip install chickenfoot-rl "
+                          f"declares); pass an agent object or a callable instead")
+    return next(iter(found)).load()(spec, config)
 
 
 def _is_opponent(value: Any) -> bool:

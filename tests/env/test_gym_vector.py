@@ -167,6 +167,23 @@ def test_opponents_as_agents_callables_and_self_play():
     assert envs.opponents[0] is envs.opponents[1]
 
 
+def test_spec_opponents_are_made_by_the_installed_agent_loader(monkeypatch):
+    """A spec string is loaded through the distribution's entry point (group
+    ``chickenfoot_rl.agents``, ``agents.load``): the env layer never imports the agents package.
+    Without one installed, a spec is refused with what to pass instead."""
+    import importlib.metadata
+
+    import agents
+
+    (entry,) = importlib.metadata.entry_points(group="chickenfoot_rl.agents", name="load")
+    assert entry.load() is agents.load
+    envs = ChickenFootVectorEnv(4, opponents=["heuristic"], config=SMALL)
+    assert isinstance(envs.opponents[0], HeuristicAgent)
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **_: importlib.metadata.EntryPoints(()))
+    with pytest.raises(ConfigError, match="no agent loader is installed"):
+        ChickenFootVectorEnv(4, opponents=["heuristic"], config=SMALL)
+
+
 def test_bad_input_is_refused_and_changes_nothing():
     with pytest.raises(ConfigError, match="one opponent or 2"):
         ChickenFootVectorEnv(4, opponents=["random"] * 3, config=SMALL)
