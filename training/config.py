@@ -548,7 +548,9 @@ class RLlibConfig(RunConfig):
         return self
 
     def env_config(self) -> dict[str, Any]:
-        return {**self.rules_config.to_dict(), "reward": self.reward, "points_scale": self.points_scale}
+        """RLlib's ``env_config`` for :class:`~cf_env.integrations.rllib.ChickenFootMultiAgentEnv`:
+        the rules as one value (``raw_env(config=...)``), the reward and its scale."""
+        return {"config": self.rules_config, "reward": self.reward, "points_scale": self.points_scale}
 
     def module_ids(self) -> list[str]:
         n = self.rules_config.num_players

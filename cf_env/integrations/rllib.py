@@ -13,8 +13,9 @@ round ends, the game's end — are added by RLlib to that agent's last action.
 Observations are ``Dict(observations=Box(float32, (D,)), action_mask=Box(0, 1, (A,), float32))``:
 the key names and float dtypes of RLlib's action-masking convention, which
 :class:`agents.rllib_module.MaskedPPOTorchRLModule` reads. ``env_config`` takes the AEC env's
-keyword arguments (rules fields, ``reward``, ``points_scale``, ``history``: True adds the AEC
-env's ``history`` entry, the round's public events); an illegal action raises
+keyword arguments (``config``, a :class:`~cf_env.RulesConfig`, or the rules fields; ``reward``,
+``points_scale``, ``history``: True adds the AEC env's ``history`` entry, the round's public
+events); an illegal action raises
 :class:`cf_env.IllegalActionError` (a masking module never takes one).
 """
 
@@ -43,7 +44,7 @@ class ChickenFootMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         kwargs = dict(config or {})
         if "illegal_action" in kwargs or "render_mode" in kwargs:
-            raise ConfigError("env_config takes the rules fields, reward and points_scale; "
+            raise ConfigError("env_config takes config (a RulesConfig) or the rules fields, reward and points_scale; "
                               "illegal actions always raise and rendering goes through .aec")
         self.aec = raw_env(**kwargs, illegal_action="raise")
         self.agents = self.possible_agents = list(self.aec.possible_agents)
