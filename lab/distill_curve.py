@@ -17,7 +17,7 @@ import argparse
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -27,7 +27,7 @@ from cf_env import ConfigError
 from training.distill import FitSettings, fit, imitate, label_rules, split_labels, split_paths, strength
 from training.labels import read_collection
 
-__all__ = ["CURVE_SETTINGS", "learning_curve", "main", "plot_curve"]
+__all__ = ["CURVE_SETTINGS", "WarmStart", "learning_curve", "main", "plot_curve"]
 
 
 def _teachers(folders: Sequence[str | Path], holdout: float) -> str:
@@ -43,32 +43,44 @@ CURVE_SETTINGS = ("labels_from", "holdout", "temperature", "init", "imitate", "i
                   "deal_sets")
 
 
-def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[int], temperature: float, init: str | None,
-                   deal_sets: int, epochs: int, seed: int = 0, opponent: str = "heuristic",
-                   progress: bool = True, holdout: float = 0.1, learning_rate: float = 3e-4,
-                   hidden: Sequence[int] = (256, 256), action_head: int = 0, imitate_agent: str | None = None,
-                   imitation_games: int = 1000, imitation_epochs: int = 4, workers: int = 1,
+class WarmStart(NamedTuple):
+    """Where every point of a curve starts: ``init`` (a checkpoint spec), or ``imitate`` (an agent
+    spec whose play one warm start imitates, :func:`imitate`, fitted once for ``games`` games and
+    ``epochs`` epochs, as ``fit --imitate`` does), or neither (a new network)."""
+
+    init: str | None = None
+    imitate: str | None = None
+    games: int = 1000
+    epochs: int = 4
+
+
+def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[int], how: FitSettings,
+                   deal_sets: int, start: WarmStart | None = None, opponent: str = "heuristic",
+                   holdout: float = 0.1, workers: int = 1, progress: bool = True,
                    done: Sequence[dict[str, Any]] = (),
                    on_row: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
-    """One network per label count in ``sizes`` (the first that many labels), each measured on
-    the held-out labels (:func:`split_labels`: the last ``holdout`` of the (last) folder's shards) and
-    as 1 vs 3 ``opponent`` over ``deal_sets`` deal sets (in ``workers`` processes).
+    """One network per label count in ``sizes`` (the first that many labels), fitted as ``how``
+    says from ``start`` (default: a new network), each measured on the held-out labels (:func:`split_labels`: the last
+    ``holdout`` of the (last) folder's shards) and as 1 vs 3 ``opponent`` over ``deal_sets`` deal
+    sets (in ``workers`` processes).
 
-    ``imitate_agent``: every point starts from the same warm start (:func:`imitate`, fitted once),
-    as ``fit --imitate`` does; not with ``init``. ``done``: points of an earlier call (its
-    returned rows, say read back from its JSON) — sizes already there are not fitted again, and
-    a point of other settings (:data:`CURVE_SETTINGS`) is a :class:`~cf_env.ConfigError`.
-    ``on_row`` gets all rows so far after each new point (to save them as they come)."""
+    ``done``: points of an earlier call (its returned rows, say read back from its JSON) — sizes
+    already there are not fitted again, and a point of other settings (:data:`CURVE_SETTINGS`) is
+    a :class:`~cf_env.ConfigError`. ``on_row`` gets all rows so far after each new point (to save
+    them as they come)."""
     import copy
 
+    start = start if start is not None else WarmStart()
+    init, imitate_agent = start.init, start.imitate
+    temperature, hidden, seed, action_head = how.temperature, how.hidden, how.seed, how.action_head
     if imitate_agent and init:
-        raise ConfigError("imitate_agent and init both choose the starting network: give one")
+        raise ConfigError("imitate and init both choose the starting network: give one")
     config = label_rules(folder)
     folders = [str(folder)] if isinstance(folder, (str, Path)) else [str(f) for f in folder]
     settings = {"labels_from": folders, "holdout": holdout, "temperature": temperature, "init": init,
-                "imitate": imitate_agent, "imitation_games": imitation_games if imitate_agent else 0,
-                "imitation_epochs": imitation_epochs if imitate_agent else 0, "epochs": epochs,
-                "learning_rate": learning_rate, "hidden": list(hidden), "action_head": action_head, "seed": seed,
+                "imitate": imitate_agent, "imitation_games": start.games if imitate_agent else 0,
+                "imitation_epochs": start.epochs if imitate_agent else 0, "epochs": how.epochs,
+                "learning_rate": how.learning_rate, "hidden": list(hidden), "action_head": action_head, "seed": seed,
                 "opponent": opponent, "deal_sets": deal_sets}
     teacher = _teachers(folders, holdout)
     rows = [dict(r) for r in done]
@@ -85,15 +97,13 @@ def learning_curve(folder: str | Path | Sequence[str | Path], sizes: Sequence[in
         if size in have:
             continue
         train, test = split_labels(folder, holdout, limit=size, temperature=temperature)
-        start: str | ActorCritic | None = init
+        network: str | ActorCritic | None = init
         if imitate_agent:
             if warm is None:
-                warm, _ = imitate(imitate_agent, config, imitation_games, imitation_epochs, hidden, seed,
+                warm, _ = imitate(imitate_agent, config, start.games, start.epochs, hidden, seed,
                                   progress=progress, action_head=action_head)
-            start = copy.deepcopy(warm)
-        how = FitSettings(temperature=temperature, epochs=epochs, learning_rate=learning_rate, hidden=tuple(hidden),
-                          seed=seed, action_head=action_head)
-        model, stats = fit(train, config, how, init=start, test=test, progress=progress)
+            network = copy.deepcopy(warm)
+        model, stats = fit(train, config, how, init=network, test=test, progress=progress)
         last = stats["history"][-1]
         row = {"size": size, **settings, "teacher": teacher, "labels": len(train["ret"]),
                "test_labels": len(test["ret"]),
@@ -230,11 +240,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         if out is not None:
             atomic_write(out, lambda f: f.write(json.dumps(rows, indent=2).encode()))
 
-    rows = learning_curve(args.labels, args.sizes, args.temperature, args.init, args.deal_sets, args.epochs,
-                          args.seed, opponent=args.opponent, progress=not args.no_progress, holdout=args.holdout,
-                          learning_rate=args.learning_rate, hidden=args.hidden, action_head=args.action_head,
-                          imitate_agent=args.imitate, imitation_games=args.imitation_games,
-                          imitation_epochs=args.imitation_epochs, workers=args.workers, done=done, on_row=save)
+    how = FitSettings(temperature=args.temperature, epochs=args.epochs, learning_rate=args.learning_rate,
+                      hidden=tuple(args.hidden), seed=args.seed, action_head=args.action_head)
+    start = WarmStart(args.init, args.imitate, args.imitation_games, args.imitation_epochs)
+    rows = learning_curve(args.labels, args.sizes, how, args.deal_sets, start, opponent=args.opponent,
+                          holdout=args.holdout, workers=args.workers, progress=not args.no_progress, done=done,
+                          on_row=save)
     save(rows)
     if args.plot:
         plot_curve(rows, args.plot, opponent=args.opponent, references=references)

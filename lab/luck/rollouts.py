@@ -83,20 +83,21 @@ def option_points(src, b, dst, w, c, options, rollouts, kinds, policies, rs, poi
 
 
 @njit(cache=True)
-def replay_draw_rollouts(s, c, actions, rollouts, samples, kinds, policies, rs, draw_round, draw_totals,
-                         mean_count, taken_at, points, wins):
+def replay_draw_rollouts(s, c, actions, rollouts, samples, kinds, policies, rs, out):
     """Replay ``actions`` in game 0 of ``s`` (set up at the game's start, game 1 with the same
     deals) and, before each draw, value tiles by :func:`option_points` in game 1: every tile of
     the boneyard in tile order (the drawn one among them), or with ``samples`` > 0 and more tiles
     than that, ``samples`` of them drawn uniformly with replacement and then the drawn one.
 
-    Per draw ``d``: ``draw_round[d]``, the seats' totals before its round ``draw_totals[d]``, the
+    ``out`` holds what is written per draw ``d``, six arrays ``(draw_round, draw_totals, mean_count,
+    taken_at, points, wins)``: ``draw_round[d]``, the seats' totals before its round ``draw_totals[d]``, the
     rollouts' ``points[d]`` and ``wins[d]`` of each tile tried, how many of them (the first ones)
     the expectation averages over ``mean_count[d]``, and where the drawn tile's are
     ``taken_at[d]``. The tiles tried and the rollouts' random numbers depend on the boneyard's
     contents, never on its order, so a term's expectation over the tile drawn is zero: exactly
     when every tile is tried (the drawn tile's values are its own row's), and over the sampler's
     random numbers when tiles are sampled. Returns the number of draws."""
+    draw_round, draw_totals, mean_count, taken_at, points, wins = out
     kk = c.k * c.k
     tried = np.empty(c.t_count + 1, np.int64)
     d = 0

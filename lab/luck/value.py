@@ -413,7 +413,7 @@ class LuckCorrector:
         if len(kinds) != n:
             raise ConfigError(f"seats must name the agent at each of the {n} seats, got {list(seats or [])}")
         made = replay_draw_rollouts(engine.state, engine.consts, actions, k, self.draw_samples, kinds, policies, rs,
-                                    *out)
+                                    out)
         if not (engine.done[0] and np.array_equal(engine.final_totals[0], played.totals)):
             raise RuntimeError("the batched engine did not replay the game as the engine played it")
         if not made:
