@@ -24,7 +24,8 @@ with a single legal action costs no search.
 module                 what it holds
 =====================  ==================================================================
 ``spec``               the parameters, their defaults and checks (``parse_search_spec``)
-``worlds``             reading an observation, the world sampler (``sample_worlds``)
+``worlds``             reading an observation, the world sampler (``sample_worlds``) and the
+                       protocol of samplers of your own (``WorldSampler``, ``infer=module:Class``)
 ``inference``          the opponents' plays from the history, their likelihood in a world
 ``values``             the value of a finished round
 ``rollout``            the compiled rollout policies and the rollout loop
@@ -50,10 +51,11 @@ from agents.search.spec import (
 )
 
 __all__ = ["ALGORITHMS", "DEFAULTS", "ROLLOUTS", "SampledWorlds", "SearchAgent", "SearchSpecError", "VALUES", "World",
-           "parse_search_spec", "read_observation", "sample_worlds", "SearchSettings"]
+           "WorldSampler", "parse_search_spec", "read_observation", "sample_worlds", "SearchSettings"]
 
 # the compiled parts load on first use: checking a spec (configs, the command line) needs no numba
 _LAZY = {"SearchAgent": "agents.search.agent", "SampledWorlds": "agents.search.worlds", "World": "agents.search.worlds",
+         "WorldSampler": "agents.search.worlds",
          "read_observation": "agents.search.worlds", "sample_worlds": "agents.search.worlds"}
 
 
