@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 import agents
-from cf_env import Game, ObservationEncoder, RulesConfig
+from cf_env import Game, GameEncoder, RulesConfig
 from training.evaluate import evaluate
 
 MATCHUPS = {  # name: (players, lineup after the search agent)
@@ -46,7 +46,7 @@ MATCHUPS = {  # name: (players, lineup after the search agent)
 
 def decision_points(config: RulesConfig, count: int, seed: int) -> list[dict]:
     """Observation dicts with more than one legal action, from heuristic self-play."""
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     heuristic = agents.load("heuristic", config)
     rng = np.random.default_rng(seed)
     points: list[dict] = []

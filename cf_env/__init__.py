@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers (a user's mypy s
         parallel_env,
         raw_env,
     )
+    from cf_env.core import GameEncoder  # noqa: F401
     from cf_env.gym_env import OBS_TYPES, ChickenFootSingleEnv  # noqa: F401
     from cf_env.gym_vector import ChickenFootVectorEnv, vector_env  # noqa: F401
     from cf_env.observation import OBSERVATION_VERSION, ObservationEncoder  # noqa: F401
@@ -66,6 +67,7 @@ _LAZY = {
     "ChickenFootVectorEnv": "cf_env.gym_vector",
     "vector_env": "cf_env.gym_vector",
     "ObservationEncoder": "cf_env.observation",
+    "GameEncoder": "cf_env.core",
     "OBSERVATION_VERSION": "cf_env.observation",
     "render_ansi": "cf_env.render",
     "render_rgb": "cf_env.render",

@@ -29,11 +29,11 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from cf_env.engine import Game, RulesConfig, validate_deals
+from cf_env.engine import ConfigError, Game, RulesConfig, validate_deals
 from cf_env.engine.records import Dealt, deal_order, split_deal
-from cf_env.engine.state import K_DRAW, K_PASS, K_PLAY, K_START, EventKind
+from cf_env.engine.state import EV_PAYLOAD, EV_ROUND, K_DRAW, K_PASS, K_PLAY, K_START, EventKind
 from cf_env.engine.table import table_layout
-from cf_env.observation import ObservationEncoder
+from cf_env.observation import OBSERVATION_VERSION, ObservationEncoder
 from cf_env.vector import (
     GAME0,
     NOT_RESET,
@@ -50,7 +50,7 @@ from cf_env.vector import (
     observation_offsets,
 )
 
-__all__ = ["SEAT_BITS", "SEAT_MASK", "CoreGame"]
+__all__ = ["SEAT_BITS", "SEAT_MASK", "CoreGame", "GameEncoder"]
 
 SEAT_BITS = 10  #: the status word's low bits hold ``current_player + 1``
 SEAT_MASK = (1 << SEAT_BITS) - 1
@@ -106,7 +106,7 @@ def _row(hist: Any, rows: Any, seat: int, rel: int, kind: int, action: int, tile
 @njit(cache=True, inline="always")
 def _fill_history(s: Any, c: Any, hist: Any, rows: Any) -> None:
     """Each seat's view of the round just dealt: its R6 search draws (the tile shown to its
-    drawer alone) and the starting double (``Game.history``'s rows)."""
+    drawer alone) and the starting double."""
     n = c.n
     for seat in range(n):
         for i in range(rows[seat]):  # the rows the last round wrote; the others are still -1
@@ -329,3 +329,79 @@ class CoreGame:
         game = Game(cfg, deals=Dealt((split_deal(order, cfg) for order in self.state.deals[0].tolist()), cfg))
         game.apply_all(self.actions)
         return game
+
+
+class GameEncoder(ObservationEncoder):
+    """An :class:`~cf_env.observation.ObservationEncoder` that also reads a :class:`Game`: each
+    seat's observation and history, written by the compiled engine's writers (the env's, the only
+    ones). The game's deals and actions are replayed into a :class:`CoreGame`, step by step while
+    the same game object goes on, from its start when another game (a copy, a rewound one) is
+    read, the game's boneyard was reordered (:meth:`Game.set_next_draw`) or a round was dealt
+    otherwise than :meth:`Game.all_deals` foresaw (a generator the caller draws from too).
+
+    For loops that drive a :class:`Game` directly (a terminal or web game, the OpenSpiel adapter,
+    tests): ``encoder.observe(game)`` is what the env gives the seat to move."""
+
+    def __init__(self, config: RulesConfig, version: int = OBSERVATION_VERSION) -> None:
+        super().__init__(config, version)
+        self._latest = self if version == OBSERVATION_VERSION else ObservationEncoder(self.config)
+        self._core: CoreGame | None = None  # made on the first read (it compiles the core's entry points)
+        self._game: Game | None = None  # the game the core follows
+        self._seen = 0  # its events replayed
+        self._dealt = 0  # its rounds whose deal the core holds as the game dealt it
+
+    def _follow(self, game: Game) -> CoreGame:
+        """The core at ``game``'s state: the new events replayed, or the whole game loaded."""
+        if game.config != self.config:
+            raise ConfigError(f"this encoder reads games of {self.config}, not {game.config}")
+        core = self._core
+        if core is None:
+            core = self._core = CoreGame(self.config, self._latest)
+        count = game.event_count
+        if game is not self._game or count < self._seen:
+            return self._load(core, game)
+        draw, pass_ = self.num_actions - 2, self.num_actions - 1
+        state = core.state
+        for code in game.event_codes(self._seen).tolist():
+            kind = code & 7
+            if kind == K_PLAY:
+                core.step(code >> EV_PAYLOAD & 0x3FF)
+            elif kind == K_DRAW:
+                at = state.bone_pos[0]
+                if at >= self.config.num_tiles or state.bone[0, at] != code >> EV_PAYLOAD & 0x3FF:  # reordered
+                    return self._load(core, game)
+                core.step(draw)
+            elif kind == K_PASS:
+                core.step(pass_)
+            elif kind == K_START and code >> EV_ROUND >= self._dealt:  # a round the game dealt after the load
+                r = code >> EV_ROUND
+                if state.deals[0, r].tolist() != deal_order(*game.deal_tiles(r)):
+                    return self._load(core, game)
+                self._dealt = r + 1
+        self._seen = count
+        return core
+
+    def _load(self, core: CoreGame, game: Game) -> CoreGame:
+        core.load(game)
+        self._game, self._seen, self._dealt = game, game.event_count, game.round_index + 1
+        return core
+
+    def encode(self, game: Game, seat: int) -> np.ndarray:
+        """The observation of ``seat`` (its own hand, everything public), a new array."""
+        return self.select(self._follow(game).observation(seat))
+
+    def history(self, game: Game, seat: int) -> np.ndarray:
+        """The round in play's public events as ``seat`` sees them (the env's ``history`` entry,
+        :meth:`~cf_env.observation.ObservationEncoder.history_length` rows of ``[seat relative to
+        the observer, EventKind, action id, tile index]`` int16, -1 padded), a new array."""
+        return self._follow(game).history(seat)
+
+    def observe(self, game: Game, history: bool = False) -> dict[str, np.ndarray]:
+        """What the seat to move acts on, as the env gives it: ``{"observation", "action_mask"}``,
+        and ``"history"`` when asked."""
+        seat = game.current_player
+        out = {"observation": self.encode(game, seat), "action_mask": self.mask(game.legal_bits)}
+        if history:
+            out["history"] = self.history(game, seat)
+        return out
+

@@ -74,14 +74,18 @@ flags (8 blocks)   1
 The vector holds everything public (docs/RULES.md R17) that decides legality, scoring and what can
 still be drawn, plus the observer's own hand; it never shows an opponent's tile or the
 boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (checkpoints store it;
-``ObservationEncoder(config, version=1)`` still encodes version 1).
+``ObservationEncoder(config, version=1)`` still reads version 1: :meth:`ObservationEncoder.select`).
+
+This module holds the layout (blocks, bounds, masks, decoding); the compiled engine writes the
+vectors (:mod:`cf_env.vector`), for the env and, through :class:`cf_env.core.GameEncoder`, for a
+:class:`~cf_env.engine.Game`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cf_env.engine import ConfigError, EventKind, Game, RulesConfig
+from cf_env.engine import ConfigError, EventKind, RulesConfig
 from cf_env.engine.table import SCORE_FACTOR, SCORE_SCALE, table_layout
 
 __all__ = ["OBSERVATION_VERSION", "ObservationEncoder", "SCORE_FACTOR", "SCORE_SCALE", "VERSIONS"]
@@ -98,7 +102,9 @@ _SEATS = {"hand": "own", "unmatched": "others", "played": "all", "void": "others
 
 
 class ObservationEncoder:
-    """Builds and decodes observation vectors for one :class:`RulesConfig`."""
+    """The observation's layout for one :class:`RulesConfig`: its blocks and slices, bounds, action
+    masks, decoding and older versions' selection (the vectors themselves are the compiled
+    engine's: :class:`cf_env.core.GameEncoder` reads a :class:`~cf_env.engine.Game`'s)."""
 
     def __init__(self, config: RulesConfig, version: int = OBSERVATION_VERSION) -> None:
         if version not in VERSIONS:
@@ -127,27 +133,9 @@ class ObservationEncoder:
         self.index = np.concatenate([np.arange(self._latest_slices[name].start, self._latest_slices[name].stop)
                                      for name in self.blocks]).astype(np.intp)
         self._n, self._t = n, t
-        # Each observation is a selection of the game's state table (Game.table(), kept current
-        # move by move): for each seat, the table positions of its vector's elements in order, one
-        # list for the seat to move and one for the others (whose ``drawn`` block reads zeros).
-        self._gathers = [[self._positions(tl, seat, to_move)[self.index] for seat in range(n)]
-                         for to_move in (False, True)]
         self._mask_bytes = (self.num_actions + 7) // 8
         #: :meth:`mask`'s cache, legal-action bits -> read-only mask (read it directly on a hot path)
         self.mask_cache: dict[int, np.ndarray] = {}
-
-    def _positions(self, tl, seat: int, to_move: bool) -> np.ndarray:
-        """Where each element of ``seat``'s newest-version vector sits in the state table."""
-        n = self._n
-        order = [(seat + i) % n for i in range(n)]  # the observer, then clockwise
-        rows = {"own": order[:1], "all": order, "others": order[1:]}
-        parts: dict[str, list[range]] = {}
-        for name in self._latest_slices:
-            if name in _SEATS:
-                parts[name] = [tl.row(name, p) for p in rows[_SEATS[name]]]
-            else:
-                parts[name] = [tl.positions("no_drawn" if name == "drawn" and not to_move else name)]
-        return np.array([i for block in parts.values() for r in block for i in r], dtype=np.intp)
 
     def select(self, latest: np.ndarray) -> np.ndarray:
         """This version's observation (or batch ``(..., D)``) taken from the newest version's; the
@@ -196,14 +184,7 @@ class ObservationEncoder:
             self.mask_cache[bits] = mask
         return mask
 
-    # -- encode / decode -----------------------------------------------------------------------
-
-    def encode(self, game: Game, seat: int) -> np.ndarray:
-        """The observation of ``seat`` (its own hand, everything public): a new array, gathered
-        from the game's state table (:meth:`Game.table`) in one ``take``."""
-        return game.table().take(self._gathers[seat == game.current_player][seat], mode="wrap")  # in range: wrap skips the checks
-
-    # -- the public history -------------------------------------------------------------------
+    # -- the public history and decode --------------------------------------------------------
 
     def history_length(self) -> int:
         """Rows of :meth:`history`: the most events a round can hold. A round has one START, at
@@ -218,25 +199,6 @@ class ObservationEncoder:
         length = self.history_length()
         high = np.array([self._n - 1, int(EventKind.PASS), self.num_actions - 1, self._t - 1], dtype=np.int16)
         return np.full((length, 4), -1, np.int16), np.broadcast_to(high, (length, 4)).copy()
-
-    def history(self, game: Game, seat: int) -> np.ndarray:
-        """The round in play's public events as ``seat`` sees them, in order, one row each:
-        ``[seat relative to the observer (0 = itself, then clockwise), EventKind, action id, tile
-        index]`` as int16, the action -1 for SEARCH_DRAW and START, the tile -1 where ``seat``
-        may not see it (another seat's drawn tile) and for DRAW and PASS; the same R17 hiding as
-        :meth:`Game.events` (a kept playable draw is left out of other seats' views). Rows after
-        the last event are -1 (padding); :meth:`history_length` rows in all."""
-        return game.history()[seat].copy()  # kept current event by event (Game.history)
-
-    def observe(self, game: Game, history: bool = False) -> dict[str, np.ndarray]:
-        """What the seat to move acts on, as the env gives it: ``{"observation": encode(game,
-        seat), "action_mask": its legal actions}``, and ``"history"`` (:meth:`history`) when asked
-        (for loops that drive a :class:`Game` directly)."""
-        seat = game.current_player
-        out = {"observation": self.encode(game, seat), "action_mask": self.mask(game.legal_bits)}
-        if history:
-            out["history"] = self.history(game, seat)
-        return out
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """Named views (no copies) of an observation vector, or of a batch ``(..., D)``."""

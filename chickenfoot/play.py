@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.base import needs_history
-from cf_env import ActionParseError, ConfigError, Game, ObservationEncoder, RulesConfig, Tile, action_table
+from cf_env import ActionParseError, ConfigError, Game, GameEncoder, RulesConfig, Tile, action_table
 
 __all__ = ["RULES_SUMMARY", "Table", "menu_text", "parse_choice", "play_terminal"]
 
@@ -137,7 +137,7 @@ def play_terminal(table: Table, seed: int | None, ask: Callable[[str], str], say
     bots = table.load_agents()
     wants_history = needs_history(bots)
     game = Game(config, seed=seed)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     rng = np.random.default_rng(seed)
     say(f"You are player_{seat}. Type ? for the rules, q to quit.")
     opened = -1

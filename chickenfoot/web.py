@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import needs_history
-from cf_env import Game, ObservationEncoder, RulesConfig, action_to_string
+from cf_env import Game, GameEncoder, RulesConfig, action_to_string
 from cf_env.replay import FrameBuilder, describe_step, game_record, landing, opening_text
 from cf_env.scene import play_pose
 from chickenfoot.play import Table
@@ -41,7 +41,7 @@ class LiveGame:
         self.bots = table.load_agents()
         self.wants_history = needs_history(self.bots)
         self.game = Game(config, seed=seed)
-        self.encoder = ObservationEncoder(config)
+        self.encoder = GameEncoder(config)
         self.rng = np.random.default_rng(seed)
         self.frames = FrameBuilder(viewer=seat)
         self.frames.add(self.game, opening_text(self.game))

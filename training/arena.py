@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents import Agent
-from cf_env import ConfigError, Game, IllegalActionError, ObservationEncoder, RulesConfig, raw_env
+from cf_env import ConfigError, Game, IllegalActionError, RulesConfig, raw_env
 from cf_env.engine.records import deal_to_json
 from cf_env.engine.scoring import win_share
 
@@ -174,12 +174,14 @@ def spec_clock(rows: Sequence[GameRow], spec: str) -> np.ndarray:
 def warm_up(built: dict[str, Agent], config: RulesConfig) -> None:
     """One untimed decision per agent, so that compiling (numba) or loading is not counted in the
     time per decision."""
-    game = Game(config, seed=0)
-    while len(game.legal_actions()) < 2 and not game.is_over:
-        game.apply(game.legal_actions()[0])
-    if game.is_over:
+    env = raw_env(config=config, history=True)
+    env.reset(seed=0)
+    observation = env.observe(env.agent_selection)
+    while observation["action_mask"].sum() < 2 and not env.game_over:
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+        observation = env.observe(env.agent_selection)
+    if env.game_over:
         return
-    observation = ObservationEncoder(config).observe(game, history=True)
     for agent in built.values():
         agent.act(observation, np.random.default_rng(0))
 

@@ -65,7 +65,6 @@ from cf_env.engine.state import (
     pack_placement,
     unpack_event,
 )
-from cf_env.engine.table import SCORE_FACTOR, table_layout
 
 __all__ = [
     "Event",
@@ -96,7 +95,7 @@ class Game(GameRecords, GameLayout):
 
     This module holds the turn flow (dealing, :meth:`apply` and the rules it runs) and the
     read-only properties; the other parts are :class:`~cf_env.engine.views.GameViews` (the event
-    log, each seat's history, the state table), :class:`~cf_env.engine.records.GameRecords`
+    log, the state view), :class:`~cf_env.engine.records.GameRecords`
     (records, copies) and :class:`~cf_env.engine.geometry.GameLayout` (where tiles lie), all over
     the slots :class:`~cf_env.engine.state.GameState` declares.
     """
@@ -132,12 +131,6 @@ class Game(GameRecords, GameLayout):
         self._round_tag = 0
         self._current = NO_CURRENT
         self._legal = 0
-        self._table = None  # the state table, once someone reads it (table())
-        self._table_view = None  # the same memory, for the per-move writes (a third of numpy's cost)
-        self._table_layout = table_layout(cfg)
-        self._history = None  # each seat's view of the round's events, once read (history())
-        self._history_view = None  # the same memory, flat, for the per-event writes
-        self._history_bytes = []  # bytes of each seat's view written so far (8 a row)
         self._advance(self._start_round())
 
     # ------------------------------------------------------------------ round set-up (R4-R7)
@@ -191,7 +184,7 @@ class Game(GameRecords, GameLayout):
                 self._hands[p] |= tile_bits[tile]
                 self._hand_sizes[p] += 1
                 self._draws[p] += 1
-                self._log(EventKind.SEARCH_DRAW, p, tile, history=False)
+                self._log(EventKind.SEARCH_DRAW, p, tile)
                 if tile == start_tile:
                     holder = p
                     break
@@ -201,7 +194,7 @@ class Game(GameRecords, GameLayout):
         self._played = sbits
         self._played_by[holder] = sbits
         self._layout.append(pack_placement(start, start, -1, -1, Role.CENTER, holder))
-        self._log(EventKind.START, holder, start_tile, history=False)
+        self._log(EventKind.START, holder, start_tile)
         # R9: every play goes onto an empty centre arm until all of them hold a tile.
         self._pending = cfg.center_arms
         self._pending_value = start
@@ -240,10 +233,6 @@ class Game(GameRecords, GameLayout):
                 self._legal = 0
                 return
             q = self._start_round()
-            if self._table is not None:
-                self._fill_table()
-            if self._history is not None:
-                self._fill_history()
         self._current = q
         self._legal = legal
         self._drawn = -1
@@ -258,12 +247,7 @@ class Game(GameRecords, GameLayout):
         self._round_hands.append(tuple(self._hands))
         for p, s in enumerate(scores):
             self._totals[p] += s
-        tab = self._table_view
-        if tab is not None:
-            at = self._table_layout.scores
-            for p, total in enumerate(self._totals):
-                tab[at + p] = total * SCORE_FACTOR  # a float64 product, rounded once to float32
-        self._log(EventKind.ROUND_END, out & 0xFF, int(reason), history=False)
+        self._log(EventKind.ROUND_END, out & 0xFF, int(reason))
         if self._round_index + 1 >= self.config.rounds:
             self._over = True
             self._winners = winners_of(self._round_scores)
@@ -336,29 +320,6 @@ class Game(GameRecords, GameLayout):
         self._log(K_PLAY, p, a)
         counts = self._hand_sizes
         counts[p] -= 1
-        tab = self._table_view
-        if tab is not None:  # the few entries this play changes (see table())
-            tl = self._table_layout
-            tile = t.action_tile[a]
-            tab[tl.hand_of[p] + tile] = 0.0
-            tab[tl.layout + tile] = 1.0
-            tab[tl.played_of[p] + tile] = 1.0
-            tab[tl.hand_sizes + p] = float(counts[p])
-            if self._drawn >= 0:
-                tab[tl.drawn + self._drawn] = 0.0
-            if role != R_DOUBLE:
-                tab[tl.open_ends + x] = float(ends[x])
-            if role in (R_ARM, R_TOE):
-                tab[tl.pending_count] = float(pend)
-                if not pend:
-                    tab[tl.pending_value + m] = 0.0
-                    tab[tl.pending_kind + (role != R_ARM)] = 0.0
-            else:
-                tab[tl.open_ends + m] = float(ends[m])
-                if role == R_DOUBLE:
-                    tab[tl.pending_value + m] = 1.0
-                    tab[tl.pending_kind + 1] = 1.0
-                    tab[tl.pending_count] = float(pend)
         if not counts[p]:
             self._round_ends.append((RoundEnd.DOMINO, p))
             self._advance(-1)
@@ -382,22 +343,11 @@ class Game(GameRecords, GameLayout):
         tbits = t.tile_bits[tile]
         self._hands[p] |= tbits
         self._hand_sizes[p] += 1
-        before = self._unmatched[p]
         faced = self._unmatched[p] = (1 << self._pending_value) if self._pending else self._open_values
         self._fail(p, faced)
         self._draws[p] += 1
         self._log(K_DRAW, p, tile)
         plays = tbits & self._open_plays
-        tab = self._table_view
-        if tab is not None:
-            tl = self._table_layout
-            tab[tl.hand_of[p] + tile] = 1.0
-            tab[tl.hand_sizes + p] = float(self._hand_sizes[p])
-            tab[tl.boneyard] = float(len(self._boneyard))
-            tab[tl.draws + p] = float(self._draws[p])
-            self._table_failure(tab, p, before, True)
-            if plays:
-                tab[tl.drawn + tile] = 1.0
         if plays:  # play it now, or keep it (PASS)
             self._legal = plays | self._pass_bit
             self._drawn = tile
@@ -409,16 +359,9 @@ class Game(GameRecords, GameLayout):
     def _pass_turn(self, p: int) -> None:
         """PASS: ``p`` keeps the tile just drawn (R12) or has nothing to play with an empty boneyard (R13)."""
         kept = self._drawn >= 0
-        before = self._unmatched[p]
         if not kept:
             faced = self._unmatched[p] = (1 << self._pending_value) if self._pending else self._open_values
             self._fail(p, faced)
-        tab = self._table_view
-        if tab is not None:
-            if kept:
-                tab[self._table_layout.drawn + self._drawn] = 0.0
-            else:
-                self._table_failure(tab, p, before, False)
         self._log(K_PASS, p, kept)  # R17: see events()
         self._advance((p + 1) % self._num_players)
 

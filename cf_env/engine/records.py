@@ -13,7 +13,7 @@ from cf_env.engine.actions import Tile
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import DealError
 from cf_env.engine.scoring import r16_keys, winner_flags
-from cf_env.engine.state import GameState, float_view
+from cf_env.engine.state import GameState
 from cf_env.engine.views import GameViews
 
 if TYPE_CHECKING:
@@ -176,14 +176,6 @@ class GameRecords(GameViews):
                 value = [list(v) for v in value]
             elif name == "_void_at":
                 value = [bytearray(v) for v in value]
-            elif name == "_table":
-                value = None if value is None else value.copy()
-            elif name == "_table_view":
-                value = None if new._table is None else float_view(new._table)
-            elif name == "_history":
-                value = None if value is None else value.copy()
-            elif name == "_history_view":
-                value = None if new._history is None else new._history.reshape(-1).data.cast("B")
             elif name == "_rng":
                 value = np.random.Generator(type(value.bit_generator)())
                 value.bit_generator.state = self._rng.bit_generator.state
@@ -193,11 +185,8 @@ class GameRecords(GameViews):
         return new
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickling and ``copy.deepcopy``: every slot but the state table and the history (views of
-        live memory; the copy builds its own when they are first read)."""
-        state = {name: getattr(self, name) for name in GameState.__slots__}
-        state.update(_table=None, _table_view=None, _history=None, _history_view=None, _history_bytes=[])
-        return state
+        """Pickling and ``copy.deepcopy``: every slot."""
+        return {name: getattr(self, name) for name in GameState.__slots__}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():

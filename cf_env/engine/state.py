@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from array import array
 from enum import IntEnum
-from typing import NamedTuple, Protocol, cast
+from typing import NamedTuple
 
 import numpy as np
 
 from cf_env.engine.actions import ActionTable, Tile
 from cf_env.engine.config import RulesConfig
-from cf_env.engine.table import TableLayout
 
 __all__ = ["Event", "EventKind", "GameState", "Pending", "Placement", "Role", "RoundEnd", "StateView", "unpack_event"]
 
@@ -138,21 +137,9 @@ K_PLAY, K_DRAW, K_PASS = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind
 K_START, K_ROUND_END = int(EventKind.START), int(EventKind.ROUND_END)
 
 
-class FloatSlots(Protocol):
-    """What the state table's per-move writes use of a memoryview of format ``f``: typeshed's
-    memoryview takes ints only, a float32 one takes floats."""
-
-    def __setitem__(self, index: int, value: float) -> None: ...
-
-
-def float_view(array: np.ndarray) -> FloatSlots:
-    """A float32 array's memory as a memoryview (its item writes cost a third of numpy's)."""
-    return cast(FloatSlots, array.data)
-
-
 class GameState:
     """The slots of a :class:`~cf_env.engine.Game`, declared once for the parts it is made of
-    (turn flow in ``game``, the event log, history and state table in ``views``, records in
+    (turn flow in ``game``, the event log and state view in ``views``, records in
     ``records``, the layout's geometry in ``geometry``), each of which only adds methods."""
 
     __slots__ = (
@@ -162,7 +149,6 @@ class GameState:
         "_pending_value", "_pending_parent", "_pending_role", "_layout", "_played", "_unmatched", "_current",
         "_legal", "_drawn", "_round_index", "_round_scores", "_totals", "_over", "_winners", "_round_ends",
         "_round_tag", "_arms", "_points", "_round_hands", "_played_by", "_draws", "_void_at", "_round_start",
-        "_table", "_table_view", "_table_layout", "_history", "_history_view", "_history_bytes",
     )
 
     config: RulesConfig
@@ -210,9 +196,3 @@ class GameState:
     _draws: list[int]  # per seat, tiles drawn this round (R6 search draws included)
     _void_at: list[bytearray]  # per seat and value: 1 + draws before its latest failure facing it
     _round_start: int  # index in _events of the round's first entry
-    _table: np.ndarray | None  # the state table, once read (table())
-    _table_view: FloatSlots | None  # the same memory, for the per-move writes
-    _table_layout: TableLayout
-    _history: np.ndarray | None  # each seat's view of the round's events, once read (history())
-    _history_view: memoryview | None  # the same memory, flat bytes, for the per-event writes
-    _history_bytes: list[int]  # bytes of each seat's view written so far (8 a row)

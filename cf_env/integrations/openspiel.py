@@ -45,10 +45,11 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cf_env.core import GameEncoder
 from cf_env.engine import Game, RulesConfig, Tile, action_table, action_to_string
 from cf_env.engine.game import EventKind
 from cf_env.engine.scoring import win_reward, win_share
-from cf_env.observation import SCORE_FACTOR, ObservationEncoder
+from cf_env.observation import SCORE_FACTOR
 
 __all__ = ["GAME_NAME", "ChickenFootGame", "ChickenFootState", "game_from_rules", "max_game_length", "resampler",
            "rules_from_params", "state_from_game"]
@@ -118,7 +119,7 @@ class ChickenFootGame(pyspiel.Game):
         )
         super().__init__(_GAME_TYPE, info, params or {})
         self.rules = rules
-        self.encoder = ObservationEncoder(rules)
+        self.encoder = GameEncoder(rules)
         self.table = action_table(rules.max_pip)
         # event rows of the information state tensor: every chance node and decision of the game can
         # add at most one event a seat sees, and each round adds its START and ROUND_END

@@ -23,13 +23,13 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.torch_policy import ActorCritic, observation_scale
-from cf_env import ObservationEncoder, RulesConfig
+from cf_env import GameEncoder, RulesConfig
 from cf_env.engine import Game
 
 
 def positions(config: RulesConfig, count: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """``count`` observations and masks of random-play positions (several games)."""
-    enc, rng = ObservationEncoder(config), np.random.default_rng(seed)
+    enc, rng = GameEncoder(config), np.random.default_rng(seed)
     obs, masks = [], []
     game = Game(config, seed=seed)
     while len(obs) < count:

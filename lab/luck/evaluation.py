@@ -20,7 +20,7 @@ import numpy as np
 
 from agents import Agent
 from agents.base import needs_history
-from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig
+from cf_env import ConfigError, Game, GameEncoder, RulesConfig
 from lab.luck.value import DUPLICATE_EVENTS, LuckCorrector, LuckValue, corrected_outcomes, load_luck_value
 from training.evaluate import EvalReport, deal_set_means, evaluate, points_interval
 from training.stats import standard_error, t_interval
@@ -41,7 +41,7 @@ def replay_decisions(game: Game, seats: Sequence[Agent]) -> tuple[list[np.ndarra
     known (:func:`known_policy`, from the observation it had) else ``None``, and for every draw the
     board it was made on (open values as a bitmask, forced slots left)."""
     known = [known_policy(a) for a in seats]
-    encoder = ObservationEncoder(game.config) if any(known) else None
+    encoder = GameEncoder(game.config) if any(known) else None
     history = needs_history(seats)
     draw = game.config.num_actions - 2
     again = game.rewound()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent
-from cf_env import ConfigError, Game, ObservationEncoder, RulesConfig
+from cf_env import ConfigError, Game, GameEncoder, RulesConfig
 from cf_env.engine import Tile
 from lab.luck import (
     LuckCorrector,
@@ -115,7 +115,7 @@ def test_deal_terms_follow_r6_as_the_engine_does() -> None:
     corrector = LuckCorrector(config)
     rng = np.random.default_rng(1)
     agent = HeuristicAgent(config)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     searched = 0
     for _ in range(6):
         played = Game(config, seed=rng)
@@ -146,7 +146,7 @@ def test_on_many_games_raw_and_corrected_agree_and_a_noise_value_only_widens() -
     value = _small_value(config)
     rng = np.random.default_rng(7)
     heuristic = HeuristicAgent(config)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     records, policies = [], []
     for _ in range(4000):
         game = Game(config, seed=rng)
@@ -315,7 +315,7 @@ def test_draws_valued_by_rollouts_are_mean_zero_too(seats: list[str] | None) -> 
 def _finished(config: RulesConfig) -> dict:
     """The record of a game of ``config`` the heuristic played to its end."""
     game = Game(config, seed=0)
-    agent, encoder = HeuristicAgent(config), ObservationEncoder(config)
+    agent, encoder = HeuristicAgent(config), GameEncoder(config)
     while not game.is_over:
         game.apply(agent.act(encoder.observe(game), np.random.default_rng(0)))
     return game.to_record()

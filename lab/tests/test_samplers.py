@@ -14,7 +14,7 @@ from agents.baselines import HeuristicAgent, RandomAgent
 from agents.search import SearchAgent
 from agents.search.spec import SearchSpecError, parse_search_spec
 from agents.search.worlds import World, sample_worlds
-from cf_env import ChickenFootError, ConfigError, ObservationEncoder, RulesConfig, action_table, raw_env
+from cf_env import ChickenFootError, ConfigError, GameEncoder, RulesConfig, action_table, raw_env
 from cf_env.engine import Game
 from lab.belief_net import BeliefNet, load_belief
 from lab.samplers import Oracle
@@ -93,7 +93,7 @@ def test_the_belief_reads_the_observation_as_the_sampler_wants_it(belief_file):
 def test_a_sharper_belief_deals_worlds_nearer_the_truth():
     """With a belief that favours each tile's true location, the resampled worlds hold more of the
     opponents' true tiles than the constraint sampler's, and keep every hand size."""
-    encoder = ObservationEncoder(CONFIG)
+    encoder = GameEncoder(CONFIG)
     n = CONFIG.num_players
     heuristic = HeuristicAgent(CONFIG)
     share = {"constraints": [], "belief": []}
@@ -141,7 +141,7 @@ def test_belief_with_the_policy_is_the_product_of_the_belief_and_the_opponent_mo
     opponents' plays: with a belief that says nothing (all tiles equally likely everywhere) it deals
     ``policy``'s worlds, and with no opponent play to explain it deals the belief's alone, from
     the same generator."""
-    encoder = ObservationEncoder(CONFIG)
+    encoder = GameEncoder(CONFIG)
     n, t = CONFIG.num_players, CONFIG.num_tiles
     heuristic = HeuristicAgent(CONFIG)
     env = raw_env(config=CONFIG, history=True)
@@ -198,7 +198,7 @@ def test_a_belief_network_runs_no_code(tmp_path):
 def test_oracle_worlds_deal_the_true_hands_and_only_the_boneyard_varies():
     config = RulesConfig(rounds=2)
     n, t = config.num_players, config.num_tiles
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     rng = np.random.default_rng(5)
     game, random_agent, checked = Game(config, seed=5), RandomAgent(config), 0
     while not game.is_over and checked < 40:
@@ -240,7 +240,7 @@ def test_oracle_worlds_deal_the_true_hands_and_only_the_boneyard_varies():
 def test_a_kept_tile_breaks_the_constraints_at_its_chance():
     """With ``keep=1`` an opponent that failed to match a value and drew once since holds one tile
     of it in every world; the constraints alone never deal one."""
-    encoder = ObservationEncoder(CONFIG)
+    encoder = GameEncoder(CONFIG)
     sl = encoder.slices
     n, k = CONFIG.num_players, CONFIG.max_pip + 1
     found = None
@@ -280,7 +280,7 @@ def test_sparta_keeps_the_blueprints_choice_unless_the_search_beats_it_by_more(r
     has a mean value more than D above it; a huge D plays the blueprint, D = 0.05 deviates only so."""
     config = RulesConfig()
     blueprint = agents.load(rollout, config)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     deviated = 0
     # made once: each acts once a position, so their seeded generators deal the same worlds throughout
     search = agents.load(f"lab.sparta:Sparta:deviate=0.05:ms=0:sims=6:rollout={rollout}:seed=1", config)

@@ -10,13 +10,13 @@ import torch
 import agents
 from agents.checkpoint import CheckpointError, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, grow_hidden, observation_scale
-from cf_env import ObservationEncoder, RulesConfig
+from cf_env import GameEncoder, RulesConfig
 from tests.scripted import random_positions
 from training import distill
 from training.run import load_weights
 
 CONFIG = RulesConfig(num_players=3, rounds=2)
-ENC = ObservationEncoder(CONFIG)
+ENC = GameEncoder(CONFIG)
 
 
 def _network(action_head: int, hidden=(16, 16), seed=0) -> ActorCritic:

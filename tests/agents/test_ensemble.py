@@ -15,14 +15,14 @@ from click.testing import CliRunner
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, PolicyEnsemble, TorchAgent
-from cf_env import ObservationEncoder, RulesConfig
+from cf_env import GameEncoder, RulesConfig
 from chickenfoot.cli import main
 from tests.scripted import random_positions
 from training.evaluate import evaluate
 from training.run import load_weights
 
 CONFIG = RulesConfig(num_players=2, rounds=2)
-ENC = ObservationEncoder(CONFIG)
+ENC = GameEncoder(CONFIG)
 V1_NETWORK = Path(__file__).resolve().parents[1] / "fixtures" / "strong-2p-v1.pt"
 
 
@@ -105,7 +105,7 @@ def test_a_network_of_an_older_observation_joins_an_ensemble():
     v1 = TorchAgent.from_checkpoint(V1_NETWORK, two_player).model
     assert v1.observation_version == 1
     ensemble, _ = PolicyEnsemble.from_checkpoints([str(V1_NETWORK), "zoo:strong-2p-545k"], two_player)
-    enc = ObservationEncoder(two_player)
+    enc = GameEncoder(two_player)
     rows = random_positions(two_player, seed=2, count=20)
     obs = torch.as_tensor(np.stack([enc.encode(g, s) for g, s in rows]))
     mask = torch.as_tensor(np.stack([enc.mask(g.legal_bits).astype(bool) for g, _ in rows]))

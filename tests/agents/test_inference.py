@@ -11,7 +11,7 @@ import pytest
 from agents.baselines import HeuristicAgent, score_plays
 from agents.search.inference import log_likelihood, read_history
 from agents.search.worlds import new_scratch, sample_worlds
-from cf_env import ObservationEncoder, RulesConfig
+from cf_env import GameEncoder, RulesConfig
 from cf_env.engine import EventKind, Game
 
 CONFIG = RulesConfig(rounds=2)
@@ -23,7 +23,7 @@ def _round_with_states(seed: int, stop_after: int):
     and for every play the engine's own state just before it: seat, action, open ends, forced
     slots, every seat's latest failure, whether the seat had drawn this round, its observation."""
     game = Game(CONFIG, seed=seed)
-    encoder = ObservationEncoder(CONFIG)
+    encoder = GameEncoder(CONFIG)
     heuristic = HeuristicAgent(CONFIG)
     rng = np.random.default_rng(seed)
     plays = []
@@ -50,7 +50,7 @@ def _round_with_states(seed: int, stop_after: int):
 def test_read_history_replays_the_public_state_of_every_opponent_play(seed):
     game, plays = _round_with_states(seed, 30)
     observer = game.current_player
-    encoder = ObservationEncoder(CONFIG)
+    encoder = GameEncoder(CONFIG)
     decisions = read_history(encoder.history(game, observer), encoder)
     expected = [p for p in plays if p["seat"] != observer and not p["after_draw"]]
     assert decisions.seat.size == len(expected) > 3
@@ -77,7 +77,7 @@ def test_likelihood_of_the_true_hands_is_the_softmax_of_the_heuristic_scores():
     """Given the true hands and no draw after a seat's first play (so the hand at each play is
     exactly the hand now plus the tiles played since), the compiled likelihood is the sum of log softmax of
     score_plays over each opponent's real observation."""
-    encoder = ObservationEncoder(CONFIG)
+    encoder = GameEncoder(CONFIG)
     tables = HeuristicAgent(CONFIG).kernel_tables
     checked = 0
     for seed in range(40):
@@ -113,7 +113,7 @@ def test_likelihood_of_the_true_hands_is_the_softmax_of_the_heuristic_scores():
 def test_policy_worlds_hold_more_of_the_true_tiles():
     """At late positions of heuristic games, worlds weighted by the heuristic opponents' plays
     give them more of their true tiles than the constraint sampler alone (paired, same positions)."""
-    encoder = ObservationEncoder(CONFIG)
+    encoder = GameEncoder(CONFIG)
     diffs = []
     for seed in range(3):
         game, _ = _round_with_states(seed, 28)

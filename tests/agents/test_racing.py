@@ -9,7 +9,7 @@ import pytest
 import agents
 from agents.baselines import HeuristicAgent, score_plays, score_plays_state
 from agents.search.racing import drop_settled
-from cf_env import Game, ObservationEncoder, RulesConfig
+from cf_env import Game, GameEncoder, RulesConfig
 from cf_env.vector import VectorGame
 
 CONFIGS = [RulesConfig(), RulesConfig(num_players=2), RulesConfig(num_players=3, max_pip=6, center_arms=3),
@@ -59,7 +59,7 @@ def test_drop_settled_drops_the_clearly_worse_and_the_tied_and_keeps_the_close()
 
 
 def decision_views(config, count, seed):
-    enc, heuristic = ObservationEncoder(config), HeuristicAgent(config)
+    enc, heuristic = GameEncoder(config), HeuristicAgent(config)
     rng = np.random.default_rng(seed)
     views, game_seed = [], seed
     while len(views) < count:

@@ -20,7 +20,7 @@ from agents.search import (
 from agents.search.inference import read_history
 from agents.search.spec import TEMPERATURE
 from agents.search.values import SIGMA_PER_HAND_PIP, Valuation, round_value, round_values, valuation, win_chance
-from cf_env import Game, ObservationEncoder, RulesConfig, Tile, raw_env
+from cf_env import Game, GameEncoder, RulesConfig, Tile, raw_env
 from cf_env.engine.scoring import REWARD_RELATIVE, round_reward, win_share
 from cf_env.vector import make_consts, new_state
 from tests.agents.checks import Checked
@@ -228,7 +228,7 @@ def _decision_point(config: Game, seed: int):
     """A heuristic game (seed ``seed``) stopped at seat 0's third decision with a choice in round 0."""
     game = Game(config, seed=seed)
     heuristic = HeuristicAgent(config)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     rng = np.random.default_rng(seed)
     choices = 0
     while game.round_index == 0:
@@ -246,7 +246,7 @@ def test_hidden_tiles_never_reach_the_decision(tmp_path):
     """Swap tiles between two opponents' hands (the same game otherwise, replayed from the deal):
     the search seat's observation is the same, so are its decisions for a fixed seed."""
     config = RulesConfig()
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     checked = 0
     for seed in range(40):
         game = _decision_point(config, seed)
@@ -286,7 +286,7 @@ def test_an_opponent_holds_at_most_one_tile_of_a_value_it_failed_to_match():
     for agent_cls, most, config in [(RandomAgent, 1, RulesConfig(rounds=3)), (HeuristicAgent, 0, RulesConfig(rounds=3)),
                                     (RandomAgent, 1, RulesConfig(num_players=3, max_pip=6, draw_rule="until_playable"))]:
         seen_one = 0
-        encoder = ObservationEncoder(config)
+        encoder = GameEncoder(config)
         player = agent_cls(config)
         for seed in range(30):
             game = Game(config, seed=seed)
@@ -310,7 +310,7 @@ def test_an_opponent_holds_at_most_one_tile_of_a_value_it_failed_to_match():
 def test_sampled_worlds_are_consistent_with_the_observation(keep):
     config = RulesConfig(rounds=3)
     n, t = config.num_players, config.num_tiles
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     random_agent = RandomAgent(config)
     worlds = violations = 0
     for seed in range(6):
@@ -345,7 +345,7 @@ def test_sampled_worlds_are_consistent_with_the_observation(keep):
 def test_search_without_inference_ignores_the_failures():
     config = RulesConfig(rounds=3)
     game = Game(config, seed=1)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     rng = np.random.default_rng(0)
     heuristic = HeuristicAgent(config)
     while not any(game.unmatched(p) for p in range(4)):
@@ -419,7 +419,7 @@ def test_others_play_the_opponents_seats_and_the_network_only_the_searchers():
     worlds, the values are the all-compiled heuristic search's, and the network is asked for the
     searcher's decisions only (far fewer rows than the rollouts' decisions)."""
     config = RulesConfig(rounds=1)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     rows = []
 
     class Recorded(HeuristicAgent):

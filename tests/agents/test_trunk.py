@@ -14,14 +14,14 @@ from torch import nn
 import agents
 from agents.checkpoint import CheckpointError, model_payload, save_checkpoint
 from agents.torch_policy import TRUNKS, ActorCritic, TorchAgent, grow_hidden
-from cf_env import ObservationEncoder, RulesConfig
+from cf_env import GameEncoder, RulesConfig
 from tests.scripted import random_positions
 from training import distill
 from training.config import RLlibConfig, TrainConfigError, load_config
 from training.run import load_weights
 
 CONFIG = RulesConfig(num_players=2, rounds=2)
-ENC = ObservationEncoder(CONFIG)
+ENC = GameEncoder(CONFIG)
 
 
 def _batch(count: int = 60, seed: int = 3) -> tuple[torch.Tensor, torch.Tensor]:

@@ -12,7 +12,7 @@ import torch
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, grow_hidden, observation_scale, widen_weights
-from cf_env import OBSERVATION_VERSION, ObservationEncoder, RulesConfig
+from cf_env import OBSERVATION_VERSION, GameEncoder, RulesConfig
 from cf_env.engine import Game
 from tests.scripted import random_positions
 from training.run import load_weights
@@ -21,7 +21,7 @@ CONFIG = RulesConfig(num_players=3, rounds=2)
 
 
 def _v1_checkpoint(tmp_path):
-    enc = ObservationEncoder(CONFIG, version=1)
+    enc = GameEncoder(CONFIG, version=1)
     torch.manual_seed(0)
     model = ActorCritic(enc.size, CONFIG.num_actions, (16, 16), obs_scale=observation_scale(CONFIG, 1),
                         observation_version=1)
@@ -36,7 +36,7 @@ def test_a_v1_checkpoint_plays_on_v2_observations_as_it_did_on_v1(tmp_path):
     assert load_checkpoint(path)["observation_version"] == 1
     agent = TorchAgent.from_checkpoint(path, CONFIG)
     assert agent.model.observation_version == 1 and OBSERVATION_VERSION == 2
-    v1, v2 = ObservationEncoder(CONFIG, version=1), ObservationEncoder(CONFIG)
+    v1, v2 = GameEncoder(CONFIG, version=1), GameEncoder(CONFIG)
     for game, seat in random_positions(CONFIG):
         mask = torch.as_tensor(v2.mask(game.legal_bits).astype(bool))[None]
         with torch.no_grad():
@@ -48,12 +48,12 @@ def test_a_v1_checkpoint_plays_on_v2_observations_as_it_did_on_v1(tmp_path):
 
 def test_a_v1_network_widened_to_v2_plays_the_same(tmp_path):
     model, path = _v1_checkpoint(tmp_path)
-    v2 = ObservationEncoder(CONFIG)
+    v2 = GameEncoder(CONFIG)
     wide = ActorCritic(v2.size, CONFIG.num_actions, (16, 16), obs_scale=observation_scale(CONFIG))
     load_weights(wide, CONFIG, str(path))
     assert wide.observation_version == 2
     first = wide.trunk[0].weight.detach()
-    new_columns = np.setdiff1d(np.arange(v2.size), ObservationEncoder(CONFIG, 1).index)
+    new_columns = np.setdiff1d(np.arange(v2.size), GameEncoder(CONFIG, 1).index)
     assert (first[:, new_columns] == 0).all()  # the new features start unused
     for game, seat in random_positions(CONFIG, seed=1):
         obs = torch.as_tensor(v2.encode(game, seat))[None]
@@ -72,7 +72,7 @@ def test_a_v1_network_widened_to_v2_plays_the_same(tmp_path):
 
 def test_a_network_grown_into_wider_layers_plays_the_same_and_trains_its_new_units(tmp_path):
     model, path = _v1_checkpoint(tmp_path)  # (16, 16), v1: widened to v2 and grown in one load
-    v2 = ObservationEncoder(CONFIG)
+    v2 = GameEncoder(CONFIG)
     torch.manual_seed(1)
     big = ActorCritic(v2.size, CONFIG.num_actions, (24, 40), obs_scale=observation_scale(CONFIG))
     load_weights(big, CONFIG, str(path))
@@ -106,7 +106,7 @@ def test_an_unknown_observation_version_is_refused(tmp_path):
     with pytest.raises(CheckpointError, match="observation layout v9, this package reads v1, v2"):
         load_checkpoint(bad)
     with pytest.raises(Exception, match="observation version 9"):
-        ObservationEncoder(CONFIG, version=9)
+        GameEncoder(CONFIG, version=9)
 
 
 V1_NETWORK = str(Path(__file__).resolve().parents[1] / "fixtures" / "strong-4p-v1.pt")
@@ -119,7 +119,7 @@ def test_a_v1_network_plays_search_rollouts_and_eval():
     from training.evaluate import evaluate
 
     config = RulesConfig()
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     game, rng = Game(config, seed=3), np.random.default_rng(3)
     while len(game.legal_actions()) < 2:
         game.apply(game.legal_actions()[0])

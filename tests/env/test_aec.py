@@ -10,7 +10,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import cf_env
-from cf_env import ObservationEncoder, ResetNeededError, env, raw_env
+from cf_env import GameEncoder, ObservationEncoder, ResetNeededError, env, raw_env
 from cf_env.engine import ConfigError, EventKind, Game, IllegalActionError, RulesConfig, Tile, string_to_action
 from tests.reference_rules import ReferenceGame
 from tests.scripted import deal, swap_held_tiles
@@ -330,7 +330,7 @@ def test_memory_blocks_follow_the_public_events(kwargs):
     not right after the seat's own draw) the values the seat showed it lacked then."""
     e = env(**kwargs)
     n, k = e.config.num_players, e.config.max_pip + 1
-    v1 = ObservationEncoder(e.config, version=1)
+    v1 = GameEncoder(e.config, version=1)
     rng = np.random.default_rng(5)
     for seed in range(3):
         e.reset(seed=seed)
@@ -553,19 +553,20 @@ def test_history_hides_what_the_observation_hides():
     assert checked >= 3
 
 
-# ---------------------------------------------------------------- the state table
+# ---------------------------------------------------------------- a Game read through the compiled engine
 
 @pytest.mark.parametrize("kwargs", CONFIGS + [{"num_players": 8, "max_pip": 15, "hand_size": 9, "rounds": 2},
                                               {"num_players": 3, "max_pip": 3, "hand_size": 1, "center_arms": 3}])
-def test_observations_gathered_from_the_state_table_equal_the_encoder_built_from_the_state(kwargs):
-    """Every seat's vector (both versions) and history, after every decision of several games and
-    after a clone, equal the ones the pre-table encoder built from the whole state and event log
-    (the oracle in tests/env/reference_observation.py), bit for bit; a game first read mid-game
-    agrees too."""
+def test_a_game_read_through_the_compiled_engine_equals_the_encoder_built_from_the_state(kwargs):
+    """Every seat's vector (both versions) and history of a ``Game``, read by :class:`GameEncoder`
+    (the compiled engine following the game) after every decision of several games and after a
+    clone, equal the ones an independent encoder builds from the whole state and event log (the
+    oracle in tests/env/reference_observation.py), bit for bit; a game first read mid-game agrees
+    too."""
     from tests.env.reference_observation import ReferenceEncoder
 
     config = RulesConfig(**{"rounds": 4, **{k: v for k, v in kwargs.items() if k != "reward"}})
-    encoders = [(ObservationEncoder(config, version=v), ReferenceEncoder(config, version=v)) for v in (1, 2)]
+    encoders = [(GameEncoder(config, version=v), ReferenceEncoder(config, version=v)) for v in (1, 2)]
     n = config.num_players
     for seed in range(3):
         rng = np.random.default_rng(seed)
@@ -599,12 +600,36 @@ def test_observations_gathered_from_the_state_table_equal_the_encoder_built_from
             step += 1
 
 
-def test_a_game_read_through_its_table_pickles_and_copies():
+def test_the_encoder_follows_a_game_that_deals_or_draws_otherwise_than_foreseen():
+    """A game whose later rounds are shuffled by a generator its caller draws from too (so no copy
+    of it foresees them), and one whose next draw is chosen (``set_next_draw``, the OpenSpiel
+    adapter's chance nodes): read at every decision, each still equals the independent encoder."""
+    from tests.env.reference_observation import ReferenceEncoder
+
+    config = RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=3)
+    encoder, reference = GameEncoder(config), ReferenceEncoder(config)
+    rng = np.random.default_rng(4)
+    game = Game(config, seed=rng)  # the choices below draw from the game's own generator
+    chosen = 0
+    while not game.is_over:
+        for seat in range(config.num_players):
+            np.testing.assert_array_equal(encoder.encode(game, seat), reference.encode(game, seat))
+        np.testing.assert_array_equal(encoder.history(game, 0), reference.history(game, 0))
+        legal = game.legal_actions()
+        action = legal[int(rng.integers(len(legal)))]
+        if action == config.num_actions - 2 and game.boneyard_size > 1:
+            game.set_next_draw(game.boneyard_tiles()[0])  # not the tile on top
+            chosen += 1
+        game.apply(action)
+    assert game.rounds_finished == 3 and chosen
+
+
+def test_a_game_the_encoder_follows_pickles_and_copies():
     import copy
     import pickle
 
     game = Game(RulesConfig(), seed=3)
-    encoder = ObservationEncoder(game.config)
+    encoder = GameEncoder(game.config)
     for _ in range(25):
         encoder.encode(game, game.current_player)
         encoder.history(game, game.current_player)

@@ -14,6 +14,7 @@ from cf_env import env, raw_env
 from cf_env.core import CoreGame
 from cf_env.engine import DealError, Game, IllegalActionError, RulesConfig
 from cf_env.observation import ObservationEncoder
+from tests.env.reference_observation import ReferenceEncoder
 
 CONFIGS = [
     {},
@@ -45,8 +46,9 @@ def same(a, b):
 
 def shows_the_game(e, game: Game) -> None:
     """Everything ``e`` shows agrees with the reference ``game`` at the same point: whose turn, every
-    seat's observation (and history), the mask, each seat's hidden tiles, scores and winners."""
-    encoder = ObservationEncoder(e.config)
+    seat's observation (and history, both from the reference encoder over the game's state view),
+    the mask, each seat's hidden tiles, scores and winners."""
+    encoder, reference = ObservationEncoder(e.config), ReferenceEncoder(e.config)
     if game.is_over:
         assert e.game_over and e.legal_bits == 0
         assert e.winners == game.winners
@@ -55,9 +57,9 @@ def shows_the_game(e, game: Game) -> None:
         assert e.legal_bits == game.legal_bits
     for seat, agent in enumerate(e.possible_agents):
         seen = e.observe(agent)
-        same(seen["observation"], encoder.encode(game, seat))
+        same(seen["observation"], reference.encode(game, seat))
         if e.history:
-            same(seen["history"], encoder.history(game, seat))
+            same(seen["history"], reference.history(game, seat))
         expected = encoder.mask(game.legal_bits) if agent == e.agent_selection and not game.is_over else None
         assert np.array_equal(seen["action_mask"], expected if expected is not None else np.zeros(e.num_actions))
         same(e.hidden_tiles(agent), game.hidden_tiles(seat))
@@ -222,14 +224,14 @@ def test_the_gymnasium_env_shows_the_reference_games():
     heuristic = load("heuristic", config)
     e = ChickenFootSingleEnv(config=config, reward="relative", learner_seat="random",
                              opponents={1: heuristic, 2: heuristic, 0: heuristic})
-    encoder = ObservationEncoder(config)
+    encoder, reference = ObservationEncoder(config), ReferenceEncoder(config)
     rng = np.random.default_rng(0)
     for episode in range(3):
         obs, info = e.reset(seed=episode)
         done = False
         while not done:
             game = e.aec.game
-            same(obs["observation"], encoder.encode(game, info["seat"]))
+            same(obs["observation"], reference.encode(game, info["seat"]))
             same(obs["action_mask"], encoder.mask(game.legal_bits).copy())
             obs, _, done, _, info = e.step(int(rng.choice(np.flatnonzero(e.action_masks()))))
         assert e.aec.game.is_over and e.aec.totals == e.aec.game.totals

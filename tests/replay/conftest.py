@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from agents import load
-from cf_env import Game, ObservationEncoder, RulesConfig
+from cf_env import Game, GameEncoder, RulesConfig
 from cf_env.replay import game_record
 
 
 def play(config: RulesConfig, specs: list[str], seed: int) -> Game:
     game = Game(config, seed=seed)
     bots = [load(s, config) for s in specs]
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     rng = np.random.default_rng(seed)
     while not game.is_over:
         game.apply(bots[game.current_player].act(encoder.observe(game), rng))

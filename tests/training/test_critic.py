@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from agents.checkpoint import CheckpointError
-from cf_env import ObservationEncoder, RulesConfig
+from cf_env import GameEncoder, ObservationEncoder, RulesConfig
 from cf_env.engine import Game
 from cf_env.vector import VectorGame
 from training.config import TrainConfigError, load_config
@@ -60,7 +60,7 @@ def _accounts_for_every_tile(obs: np.ndarray, hidden: np.ndarray, encoder: Obser
 
 def test_the_hidden_tiles_are_what_the_seat_cannot_see():
     config = RulesConfig(rounds=2)
-    encoder = ObservationEncoder(config)
+    encoder = GameEncoder(config)
     game, rng = Game(config, seed=4), np.random.default_rng(4)
     while not game.is_over:
         seat = game.current_player
