@@ -622,6 +622,8 @@ def test_the_encoder_follows_a_game_that_deals_or_draws_otherwise_than_foreseen(
             chosen += 1
         game.apply(action)
     assert game.rounds_finished == 3 and chosen
+    with pytest.raises(ConfigError, match="reads games of"):  # a game of other rules
+        encoder.encode(Game(RulesConfig(num_players=3, max_pip=6, hand_size=4, rounds=3), seed=0), 0)
 
 
 def test_a_game_the_encoder_follows_pickles_and_copies():
