@@ -348,7 +348,10 @@ class DMCConfig(SelfPlayConfig):
         epsilon: share of decisions with a uniformly random legal action (DouZero: 0.01);
         epsilon_final: epsilon at ``total_steps``, reached linearly (empty: no schedule);
         reward: the env's reward mode (``win``: the game's win share, DouZero's WP objective;
-        ``points``/``relative``: each round's points, DouZero's ADP).
+        ``points``/``relative``: each round's points, DouZero's ADP);
+        value_warmup_steps: learner decisions during which only the value head learns (``V(s)``
+        fitted to the returns, the trunk and the action scores frozen), so that a network started
+        from a policy meets the returns' scale before its advantages move (0: none).
     """
 
     reward: Literal["win", "points", "relative"] = "win"
@@ -356,6 +359,7 @@ class DMCConfig(SelfPlayConfig):
     update_epochs: PositiveInt = 1
     epsilon: Probability = 0.01
     epsilon_final: Probability | None = None
+    value_warmup_steps: NonNegativeInt = 0
 
     def epsilon_at(self, step: int) -> float:
         """The exploration rate after ``step`` learner decisions."""

@@ -91,6 +91,7 @@ class DMCTrainer(SelfPlayTrainer):
         target = torch.from_numpy(returns).to(self.device)
         self.buffer = buf.carry_over_unfinished()
         n = len(idx)
+        warmup = self.global_step < cfg.value_warmup_steps  # only the value head learns
         stats: dict[str, list[float]] = {"q_loss": [], "q_mean": []}
         if n:
             mb = max(1, n // cfg.num_minibatches)
@@ -98,8 +99,13 @@ class DMCTrainer(SelfPlayTrainer):
                 perm = torch.randperm(n, generator=self.torch_gen).to(self.device)
                 for start in range(0, n, mb):
                     j = perm[start:start + mb]
-                    logits, value = self.model(obs[j], mask[j])
-                    q = q_values(logits, value, mask[j]).gather(1, action[j][:, None]).squeeze(1)
+                    if warmup:  # V(s) alone, on frozen features: the other parameters get no gradient
+                        with torch.no_grad():
+                            features = self.model.features(obs[j])
+                        q = self.model.value(features).squeeze(-1)
+                    else:
+                        logits, value = self.model(obs[j], mask[j])
+                        q = q_values(logits, value, mask[j]).gather(1, action[j][:, None]).squeeze(1)
                     loss = 0.5 * ((q - target[j]) ** 2).mean()
                     self.optimizer.zero_grad()
                     loss.backward()
@@ -110,7 +116,7 @@ class DMCTrainer(SelfPlayTrainer):
         out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
         out |= {"batch": float(n), "waiting": float(self.buffer.size),
                 "return_mean": float(returns.mean()) if n else float("nan"),
-                "epsilon": self.cfg.epsilon_at(self.global_step)}
+                "epsilon": self.cfg.epsilon_at(self.global_step), "value_warmup": float(warmup)}
         return out
 
 

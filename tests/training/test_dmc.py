@@ -119,3 +119,19 @@ def test_q_is_a_dueling_head_whose_argmax_is_the_networks_move_and_whose_fit_mov
     torch.testing.assert_close((q * mask).sum(1) / mask.sum(1), value)  # the legal actions' mean is V
     q[:, 0].sum().backward()
     assert (logits.grad[:, [1, 3]] != 0).all() and (logits.grad[:, [2, 4]] == 0).all() and (value.grad != 0).all()
+
+
+def test_a_value_warmup_moves_the_value_head_alone_until_its_steps_are_played(tmp_path):
+    """``value_warmup_steps``: the first updates fit ``V(s)`` alone (the trunk and the action
+    scores keep their weights, so the greedy play does not move); after them every part learns."""
+    trainer = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), value_warmup_steps=10**9,
+                                     total_steps=2048), progress=False)
+    before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    trainer.run()
+    changed = {k for k, v in trainer.model.state_dict().items() if not torch.equal(v, before[k])}
+    assert changed and all(k.startswith("value.") for k in changed), changed
+    trainer = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), run_name="after", value_warmup_steps=1,
+                                     total_steps=2048), progress=False)
+    before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    trainer.run()
+    assert any(not torch.equal(v, before[k]) for k, v in trainer.model.state_dict().items() if k.startswith("trunk"))
