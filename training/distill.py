@@ -91,13 +91,19 @@ def _warn_overruled_values(folders: Sequence[Path], settings: Sequence[dict[str,
     lab's SPARTA search, ``lab.sparta:Sparta``, sets): its ``q`` are the search's own means, so
     targets at a temperature above 0 learn the means rather than the choices it played
     (``temperature=0`` learns the choices)."""
-    from agents.spec import import_target, parse_spec
+    from agents.spec import AgentSpecError, import_target, parse_spec
 
     for path, collection in zip(folders, settings):
         teacher = collection.get("teacher", "")
         parsed = parse_spec(teacher)
-        if parsed.kind != "python" or not getattr(import_target(parsed.argument), "choices_overrule_values", False):
+        if parsed.kind != "python":
             continue  # a search spec: its q are what it chose by
+        try:
+            overrules = getattr(import_target(parsed.argument), "choices_overrule_values", False)
+        except AgentSpecError:  # its class cannot be imported here: reading its labels needs nothing of it
+            continue
+        if not overrules:
+            continue
         warnings.warn(f"{path}: the teacher {teacher!r} keeps its blueprint's choice unless the search beats it by "
                       f"a margin, but its labels' q are the search's own means: targets at temperature "
                       f"{temperature:g} learn the means, not its choices (fit at temperature 0 to learn those)",

@@ -444,3 +444,12 @@ def test_the_labels_commands_collect_resume_and_fit(tmp_path):
         assert result.exit_code == 2 and not (tmp_path / "bad.pt").exists(), result.output
     result = CliRunner().invoke(main, ["labels", "fit", str(out), "--heldout", str(out), "--out", str(tmp_path / "bad.pt")])
     assert result.exit_code == 1 and "both a training folder" in result.output and not (tmp_path / "bad.pt").exists()
+
+
+def test_a_teacher_class_that_cannot_be_imported_where_labels_are_read_is_not_an_error(tmp_path):
+    """Reading labels needs nothing of the teacher: a ``module:Class`` teacher whose module is not
+    importable where they are fitted is passed over by the overruled-values check, silently."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        distill._warn_overruled_values([tmp_path], [{"teacher": "no_such_module:Teacher"}], 0.02)
+        distill._warn_overruled_values([tmp_path], [{"teacher": TEACHER}], 0.02)
