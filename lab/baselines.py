@@ -140,6 +140,7 @@ def report() -> None:
     import matplotlib.pyplot as plt
 
     tables = sorted(points, reverse=True)
+    longest = max(p[0] for runs in points.values() for pts in runs.values() for p in pts)
     fig, axes = plt.subplots(1, len(tables), figsize=(6 * len(tables), 4), squeeze=False)
     for ax, players in zip(axes[0], tables):
         for algorithm, pts in sorted(points[players].items()):
@@ -148,7 +149,7 @@ def report() -> None:
                         yerr=[[100 * (p[1] - p[2]) for p in pts], [100 * (p[3] - p[1]) for p in pts]],
                         marker="o", capsize=3, label=algorithm)
         ax.axhline(100 / players, color="grey", linestyle=":", label=f"parity ({100 / players:g}%)")
-        ax.set_xlim(left=0)  # the budgets on one scale: 10, 30, 90 minutes
+        ax.set_xlim(0, 1.08 * longest)  # every panel on one scale, the longest run's
         ax.set_xlabel("training wall time, minutes (2 cores)")
         ax.set_ylabel("win rate (%)")
         ax.set_title("1 vs 3 heuristic (4 players)" if players == 4 else
