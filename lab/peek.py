@@ -32,30 +32,14 @@ from tqdm import tqdm
 
 from agents import load
 from agents.search import SearchAgent
-from agents.search.worlds import World, dealing_order
+from agents.search.worlds import World
 from cf_env import ConfigError, RulesConfig, raw_env
+from lab.samplers import shown_world
 from training.arena import iter_deal_sets, play_rotations, spec_clock, spec_means, warm_up
 from training.stats import t_interval
 from training.workers import WorkerPool, worker_state
 
 __all__ = ["main", "play_deal_set", "shown_world", "summarize"]
-
-
-def shown_world(world: World, hands: np.ndarray, shown: int) -> World:
-    """``world`` (the sampler's inputs, :func:`agents.search.worlds.read_observation`) with the
-    first ``shown`` opponents' true ``hands`` (``(n - 1, T)`` flags, the observer's left first)
-    dealt to them in every world: each of them may hold its own tiles only, and no other
-    opponent may hold them; the dealing order is sorted again, most constrained first."""
-    forbid = world.forbid.copy()
-    n = forbid.shape[0]
-    if not 0 <= shown <= n - 1:
-        raise ConfigError(f"shown must be between 0 and {n - 1} (the opponents), got {shown}")
-    held = np.asarray(hands) != 0
-    for i in range(1, shown + 1):
-        forbid[i] = ~held[i - 1]
-        others = [j for j in range(1, n) if j != i]
-        forbid[others] |= held[i - 1]
-    return world._replace(forbid=forbid, order=dealing_order(forbid, world.pool))
 
 
 class _Shown:

@@ -22,7 +22,24 @@ import numpy as np
 from agents.search.worlds import World, dealing_order
 from cf_env import ConfigError, RulesConfig
 
-__all__ = ["Belief", "Kept", "Oracle"]
+__all__ = ["Belief", "Kept", "Oracle", "shown_world"]
+
+
+def shown_world(world: World, hands: np.ndarray, shown: int) -> World:
+    """``world`` (the sampler's inputs, :func:`agents.search.worlds.read_observation`) with the
+    first ``shown`` opponents' true ``hands`` (``(n - 1, T)`` flags, the observer's left first)
+    dealt to them in every world: each of them may hold its own tiles only, and no other
+    opponent may hold them; the dealing order is sorted again, most constrained first."""
+    forbid = world.forbid.copy()
+    n = forbid.shape[0]
+    if not 0 <= shown <= n - 1:
+        raise ConfigError(f"shown must be between 0 and {n - 1} (the opponents), got {shown}")
+    held = np.asarray(hands) != 0
+    for i in range(1, shown + 1):
+        forbid[i] = ~held[i - 1]
+        others = [j for j in range(1, n) if j != i]
+        forbid[others] |= held[i - 1]
+    return world._replace(forbid=forbid, order=dealing_order(forbid, world.pool))
 
 
 class Belief:
@@ -72,9 +89,7 @@ class Oracle:
         if (held & ~hidden).any() or (held.sum(axis=0) > 1).any() or (held.sum(axis=1) != world.sizes[1:]).any():
             raise ConfigError(f"the given hands (sizes {held.sum(axis=1).tolist()}) do not fit the observation: "
                               f"hidden tiles only, each in one hand, sizes {world.sizes[1:].tolist()}")
-        forbid = np.zeros((n, t), np.uint8)
-        forbid[1:] = ~held
-        return world._replace(forbid=forbid, order=dealing_order(forbid, world.pool), keep=0.0)
+        return shown_world(world, held, n - 1)._replace(keep=0.0)
 
 
 class Kept:
