@@ -17,7 +17,8 @@ import tracemalloc
 
 import numpy as np
 
-from cf_env.engine import Game, RulesConfig, action_table
+from cf_env import Game
+from cf_env.engine import RulesConfig, action_table
 
 
 def play_random(game: Game, uniform: list[float], start: int) -> int:

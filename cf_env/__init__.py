@@ -18,22 +18,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cf_env.engine import (  # noqa: F401  (re-exported public names)
-    ActionParseError,
-    ChickenFootError,
-    ConfigError,
-    DealError,
-    Game,
-    GameOverError,
-    IllegalActionError,
-    Move,
-    RecordError,
-    RulesConfig,
-    Tile,
-    action_table,
-    action_to_string,
-    string_to_action,
-)
+# re-exported public names
+from cf_env.engine import ActionParseError, ChickenFootError, ConfigError, DealError, Move, RulesConfig, Tile  # noqa: F401
+from cf_env.engine.actions import action_table, action_to_string, string_to_action  # noqa: F401
+from cf_env.engine.errors import GameOverError, IllegalActionError, RecordError  # noqa: F401
 
 __version__ = "0.3.0"
 
@@ -47,7 +35,7 @@ if TYPE_CHECKING:  # the lazily loaded names, for type checkers (a user's mypy s
         parallel_env,
         raw_env,
     )
-    from cf_env.core import GameEncoder  # noqa: F401
+    from cf_env.game import Game, GameEncoder  # noqa: F401
     from cf_env.gym_env import OBS_TYPES, ChickenFootSingleEnv  # noqa: F401
     from cf_env.gym_vector import ChickenFootVectorEnv, vector_env  # noqa: F401
     from cf_env.observation import OBSERVATION_VERSION, ObservationEncoder  # noqa: F401
@@ -67,7 +55,8 @@ _LAZY = {
     "ChickenFootVectorEnv": "cf_env.gym_vector",
     "vector_env": "cf_env.gym_vector",
     "ObservationEncoder": "cf_env.observation",
-    "GameEncoder": "cf_env.core",
+    "Game": "cf_env.game",
+    "GameEncoder": "cf_env.game",
     "OBSERVATION_VERSION": "cf_env.observation",
     "render_ansi": "cf_env.render",
     "render_rgb": "cf_env.render",

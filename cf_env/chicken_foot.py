@@ -101,7 +101,7 @@ them, padded, and in the env's `totals`, `winners` and `round_scores` properties
 Each info's arrays are new at every round end: an array taken from an info keeps its values.
 
 The env steps one engine, the compiled core (`cf_env.core`: the batched engine's rules at one
-game). `env.game` is a copy of the game in play as a `cf_env.engine.Game` (every hand and the
+game). `env.game` is a copy of the game in play as a `cf_env.Game` (every hand and the
 event log, for rendering, records and replays), replayed from the core's deals and actions:
 reading it changes nothing, and changing the copy changes nothing in the env. On a per-step path
 read `env.game_over`, `env.totals`, `env.is_legal(action)`, `env.legal_actions()` and
@@ -139,7 +139,6 @@ from cf_env.core import SEAT_BITS, SEAT_MASK, CoreGame
 from cf_env.engine import (
     ChickenFootError,
     ConfigError,
-    Game,
     GameOverError,
     IllegalActionError,
     RulesConfig,
@@ -149,6 +148,7 @@ from cf_env.engine import (
 from cf_env.engine.actions import bit_set
 from cf_env.engine.errors import ResetNeededError
 from cf_env.engine.scoring import REWARD_MODES, round_reward, win_reward, win_share
+from cf_env.game import Game
 from cf_env.observation import ObservationEncoder
 from cf_env.render import render_ansi, render_rgb
 
@@ -266,13 +266,12 @@ class raw_env(AECEnv, EzPickle):
 
     @property
     def game(self) -> Game | None:
-        """A copy of the game in play as a :class:`~cf_env.engine.Game` (``None`` before the first
-        reset): the compiled core's deals and actions replayed (about 4 µs a decision so far), so
-        each read is a new ``Game``. Reading it changes nothing in the env, and changing the copy
-        changes nothing in the env."""
+        """A copy of the game in play as a :class:`~cf_env.Game` (``None`` before the first reset):
+        the compiled core's deals and actions replayed into a new ``Game`` at each read. Reading it
+        changes nothing in the env, and changing the copy changes nothing in the env."""
         if self._core is None or not self._started:
             return None
-        return self._core.to_game()
+        return Game.replay(self.config, self._core.all_deals(), self._core.actions)
 
     def hidden_tiles(self, agent: str) -> np.ndarray:
         """What ``agent`` cannot see, for a critic or a belief's labels, never for a policy:
@@ -325,7 +324,7 @@ class raw_env(AECEnv, EzPickle):
 
     @property
     def totals(self) -> list[int]:
-        """Each seat's points so far (the game's :attr:`~cf_env.engine.Game.totals`)."""
+        """Each seat's points so far (the game's :attr:`~cf_env.Game.totals`)."""
         return self._require_core().totals
 
     @property
@@ -368,7 +367,7 @@ class raw_env(AECEnv, EzPickle):
         return reward
 
     def reset_to_game(self, game: Game) -> None:
-        """Start the env on ``game`` (a :class:`~cf_env.engine.Game` of this env's rules, new or
+        """Start the env on ``game`` (a :class:`~cf_env.Game` of this env's rules, new or
         in play, such as a replayed position): the core is dealt its deals, those to come
         included (:meth:`Game.all_deals`), and stepped through its actions. ``game`` itself is
         not changed, and the env does not follow it afterwards."""
@@ -376,7 +375,7 @@ class raw_env(AECEnv, EzPickle):
             raise ConfigError(f"reset_to_game needs a Game of this env's rules {self.config}")
         if self._core is None:
             self._core = CoreGame(self.config, self.encoder)
-        status = self._core.load(game)
+        status = self._core.load(game.all_deals(), game.actions())
         self._start(status >> SEAT_BITS, (status & SEAT_MASK) - 1)
 
     def _start(self, rounds: int, seat: int) -> None:

@@ -1,17 +1,16 @@
 """The AEC env's compiled core: one game held in the batched engine's arrays and stepped by
 compiled calls that take the whole state as one object.
 
-:class:`CoreGame` plays the same game as :class:`cf_env.engine.Game`, to the bit: the rules are
-the batched engine's (:mod:`cf_env.vector`, whose parity with the engine its tests check), the
-deals are drawn from the same generator in the same order (one permutation per unscripted
-round), and the observation, each seat's history and the legal actions are written by compiled
-code in the encoder's layout. What it adds over :class:`~cf_env.vector.VectorGame` at one game
-is the cost of a call: the state's two dozen arrays sit in one numba structref, so a call
-unboxes one object instead of each array, and the kernels are called through their compiled
-entry points rather than numba's dispatcher (what each saves: the repository's
-lab/results/speed.md). The env (:mod:`cf_env.chicken_foot`) steps it, and only it; a caller that
-asks the env for its :class:`~cf_env.engine.Game` gets a copy replayed from the deals and actions
-(:meth:`CoreGame.to_game`), and a ``Game`` given to the env is loaded into it (:meth:`CoreGame.load`).
+:class:`CoreGame` is one game of the batched engine (:mod:`cf_env.vector`: the rules, checked by the
+tests against an independent Python implementation, tests/reference_engine.py); the deals are drawn
+from one generator, one permutation per unscripted round in round order, and the observation, each
+seat's history and the legal actions are written by compiled code in the encoder's layout. What it
+adds over :class:`~cf_env.vector.VectorGame` at one game is the cost of a call: the state's two
+dozen arrays sit in one numba structref, so a call unboxes one object instead of each array, and the
+kernels are called through their compiled entry points rather than numba's dispatcher (what each
+saves: the repository's lab/results/speed.md). The env (:mod:`cf_env.chicken_foot`) steps it, and
+:class:`cf_env.Game` is a readable view over one (the event log and the layout's geometry beside its
+arrays).
 
 Its status word packs what the env's step reads: ``(current_player + 1) | rounds_finished << 10``
 (``current_player`` -1 once the game is over).
@@ -29,14 +28,15 @@ import numpy as np
 from numba import njit, types
 from numba.experimental import structref
 
-from cf_env.engine import ConfigError, Game, RulesConfig, validate_deals
+from cf_env.engine import RulesConfig, validate_deals
 from cf_env.engine.records import Dealt, deal_order, split_deal
-from cf_env.engine.state import EV_PAYLOAD, EV_ROUND, K_DRAW, K_PASS, K_PLAY, K_START, EventKind
+from cf_env.engine.state import K_DRAW, K_PASS, K_PLAY, K_START, EventKind
 from cf_env.engine.table import table_layout
-from cf_env.observation import OBSERVATION_VERSION, ObservationEncoder
+from cf_env.observation import ObservationEncoder
 from cf_env.vector import (
     GAME0,
     NOT_RESET,
+    State,
     _advance_call,
     _apply,
     _clear_step,
@@ -50,7 +50,7 @@ from cf_env.vector import (
     observation_offsets,
 )
 
-__all__ = ["SEAT_BITS", "SEAT_MASK", "CoreGame", "GameEncoder"]
+__all__ = ["SEAT_BITS", "SEAT_MASK", "CoreGame"]
 
 SEAT_BITS = 10  #: the status word's low bits hold ``current_player + 1``
 SEAT_MASK = (1 << SEAT_BITS) - 1
@@ -114,17 +114,16 @@ def _fill_history(s: Any, c: Any, hist: Any, rows: Any) -> None:
                 hist[seat, i, j] = -1
         rows[seat] = 0
     r = s.round_index[0]
-    first = (r % n + 1) % n
     dealt = n * c.h
     start = c.max_pip - r
     start_tile = _tile_index(start, start)
-    searched = s.bone_pos[0] - dealt  # called before the round's first decision: every draw so far was R6's
-    for i in range(searched):
-        p = (first + i) % n
+    holder = s.starter[0, r]
+    searched = s.search_draws[0, r]
+    for i in range(searched):  # in turn, the holder's draw of the double last
+        p = (holder - searched + 1 + i) % n
         tile = s.bone[0, dealt + i]
         for seat in range(n):
             _row(hist, rows, seat, (p - seat) % n, K_SEARCH_DRAW, -1, tile if p == seat else -1)
-    holder = s.owner[0, start_tile]
     for seat in range(n):
         _row(hist, rows, seat, (holder - seat) % n, K_START, -1, start_tile)
 
@@ -233,21 +232,12 @@ class CoreGame:
 
     def __init__(self, config: RulesConfig, encoder: ObservationEncoder) -> None:
         self.config = config
-        consts = make_consts(config, restart=False)
-        self.state = new_state(consts, 1)
-        self._obs = np.zeros((1, encoder.size), np.float32)
-        self._obs_row = self._obs[0]
-        self._words = np.zeros((config.num_actions + 63) // 64, np.uint64)
-        #: the legal actions' bits as little-endian bytes (``int.from_bytes(legal_words, "little")``)
-        self.legal_words = memoryview(self._words).cast("B")  # type: ignore[arg-type]  # numpy's stubs: not a Buffer
-        #: the legal actions as int8 flags (the state's row, live: copy what you keep)
-        self.legal_flags = self.state.legal[0].view(np.int8)
+        self._consts = consts = make_consts(config, restart=False)
+        self._offsets = observation_offsets(encoder)
         n = config.num_players
-        self._hist = np.full((n, table_layout(config).history_length, 4), -1, np.int16)
-        self._rows = np.zeros(n, np.int64)
-        self._hist_of = [self._hist[seat] for seat in range(n)]  # each seat's rows, as views made once
-        self.ref = _new_ref(self.state, consts, observation_offsets(encoder), self._obs, self._words, self._hist,
-                            self._rows)
+        self._bind(new_state(consts, 1), np.zeros((1, encoder.size), np.float32),
+                   np.zeros((config.num_actions + 63) // 64, np.uint64),
+                   np.full((n, table_layout(config).history_length, 4), -1, np.int16), np.zeros(n, np.int64))
         self.actions: list[int] = []
         self._obs_seat = -1  # the seat whose observation the buffer holds (-1: none)
         self.current_player = -1  #: the seat to decide; -1 once the game is over
@@ -256,9 +246,33 @@ class CoreGame:
         self._step_fn = _entry(_core_step, ref_type, types.int64)
         self._observe_fn = _entry(_core_observe, ref_type, types.int64)
 
+    def _bind(self, state: State, obs: np.ndarray, words: np.ndarray, hist: np.ndarray, rows: np.ndarray) -> None:
+        """Hold these arrays (the state, the observation buffer, the legal words, the histories and
+        their row counts) and the structref over them."""
+        self.state = state
+        self._obs, self._obs_row, self._words, self._hist, self._rows = obs, obs[0], words, hist, rows
+        #: the legal actions' bits as little-endian bytes (``int.from_bytes(legal_words, "little")``)
+        self.legal_words = memoryview(words).cast("B")  # type: ignore[arg-type]  # numpy's stubs: not a Buffer
+        #: the legal actions as int8 flags (the state's row, live: copy what you keep)
+        self.legal_flags = state.legal[0].view(np.int8)
+        self._hist_of = [hist[seat] for seat in range(hist.shape[0])]  # each seat's rows, as views made once
+        self.ref = _new_ref(state, self._consts, self._offsets, obs, words, hist, rows)
+
+    def copy(self) -> CoreGame:
+        """An independent copy at the same point (every array copied; the compiled entry points shared)."""
+        new = CoreGame.__new__(CoreGame)
+        new.config, new._consts, new._offsets = self.config, self._consts, self._offsets
+        new._bind(State(*(a.copy() for a in self.state)), self._obs.copy(), self._words.copy(), self._hist.copy(),
+                  self._rows.copy())
+        new.actions = list(self.actions)
+        new._obs_seat, new.current_player = self._obs_seat, self.current_player
+        new._reset_fn, new._step_fn, new._observe_fn = self._reset_fn, self._step_fn, self._observe_fn
+        return new
+
     def reset(self, rng: np.random.Generator, deals: Sequence[Any] | None = None) -> int:
-        """Deal a new game (``deals`` as :class:`Game` takes them; unscripted rounds are shuffled by
-        ``rng`` in round order, as :class:`Game` would); returns the status word."""
+        """Deal a new game (``deals`` checked by :func:`~cf_env.engine.validate_deals`, before
+        anything is drawn; unscripted rounds are shuffled by ``rng``, one permutation a round in
+        round order); returns the status word."""
         cfg = self.config
         scripted = validate_deals(deals, cfg)
         out = self.state.deals[0]  # per round, the hands in seat order, then the boneyard top first
@@ -273,12 +287,11 @@ class CoreGame:
         self._obs_seat = self.current_player = (status & SEAT_MASK) - 1
         return status
 
-    def load(self, game: Game) -> int:
-        """Start on ``game`` (of this core's rules) where it stands: dealt every round it has dealt
-        and will deal (:meth:`Game.all_deals`), then stepped through its actions; returns the
-        status word."""
-        status = self.reset(_NO_DRAWS, game.all_deals())  # every round scripted: the generator is not drawn
-        for action in game.actions():
+    def load(self, deals: Sequence[Any], actions: Sequence[int]) -> int:
+        """Start on a game dealt ``deals`` (every round scripted) and stepped through ``actions``
+        (legal: not checked); returns the status word."""
+        status = self.reset(_NO_DRAWS, deals)  # every round scripted: the generator is not drawn
+        for action in actions:
             status = self.step(action)
         return status
 
@@ -288,6 +301,10 @@ class CoreGame:
         status = self._step_fn(self.ref, action)
         self._obs_seat = self.current_player = (status & SEAT_MASK) - 1
         return status
+
+    def all_deals(self) -> Dealt:
+        """Every round's deal (the rounds to come included) as tile indices, as ``deals`` takes them."""
+        return Dealt((split_deal(order, self.config) for order in self.state.deals[0].tolist()), self.config)
 
     @property
     def legal_bits(self) -> int:
@@ -321,87 +338,3 @@ class CoreGame:
     def winners(self) -> list[int]:
         """Seats that share the win (R16); valid once the game is over."""
         return np.flatnonzero(self.state.final_winners[0]).tolist()
-
-    def to_game(self) -> Game:
-        """The same game as a :class:`Game` at the same point: dealt the same deals (every round's,
-        so it deals on as this one would) and replayed through the actions so far."""
-        cfg = self.config
-        game = Game(cfg, deals=Dealt((split_deal(order, cfg) for order in self.state.deals[0].tolist()), cfg))
-        game.apply_all(self.actions)
-        return game
-
-
-class GameEncoder(ObservationEncoder):
-    """An :class:`~cf_env.observation.ObservationEncoder` that also reads a :class:`Game`: each
-    seat's observation and history, written by the compiled engine's writers (the env's, the only
-    ones). The game's deals and actions are replayed into a :class:`CoreGame`, step by step while
-    the same game object goes on, from its start when another game (a copy, a rewound one) is
-    read, the game's boneyard was reordered (:meth:`Game.set_next_draw`) or a round was dealt
-    otherwise than :meth:`Game.all_deals` foresaw (a generator the caller draws from too).
-
-    For loops that drive a :class:`Game` directly (a terminal or web game, the OpenSpiel adapter,
-    tests): ``encoder.observe(game)`` is what the env gives the seat to move."""
-
-    def __init__(self, config: RulesConfig, version: int = OBSERVATION_VERSION) -> None:
-        super().__init__(config, version)
-        self._latest = self if version == OBSERVATION_VERSION else ObservationEncoder(self.config)
-        self._core: CoreGame | None = None  # made on the first read (it compiles the core's entry points)
-        self._game: Game | None = None  # the game the core follows
-        self._seen = 0  # its events replayed
-        self._dealt = 0  # its rounds whose deal the core holds as the game dealt it
-
-    def _follow(self, game: Game) -> CoreGame:
-        """The core at ``game``'s state: the new events replayed, or the whole game loaded."""
-        if game.config != self.config:
-            raise ConfigError(f"this encoder reads games of {self.config}, not {game.config}")
-        core = self._core
-        if core is None:
-            core = self._core = CoreGame(self.config, self._latest)
-        count = game.event_count
-        if game is not self._game or count < self._seen:
-            return self._load(core, game)
-        draw, pass_ = self.num_actions - 2, self.num_actions - 1
-        state = core.state
-        for code in game.event_codes(self._seen).tolist():
-            kind = code & 7
-            if kind == K_PLAY:
-                core.step(code >> EV_PAYLOAD & 0x3FF)
-            elif kind == K_DRAW:
-                at = state.bone_pos[0]
-                if at >= self.config.num_tiles or state.bone[0, at] != code >> EV_PAYLOAD & 0x3FF:  # reordered
-                    return self._load(core, game)
-                core.step(draw)
-            elif kind == K_PASS:
-                core.step(pass_)
-            elif kind == K_START and code >> EV_ROUND >= self._dealt:  # a round the game dealt after the load
-                r = code >> EV_ROUND
-                if state.deals[0, r].tolist() != deal_order(*game.deal_tiles(r)):
-                    return self._load(core, game)
-                self._dealt = r + 1
-        self._seen = count
-        return core
-
-    def _load(self, core: CoreGame, game: Game) -> CoreGame:
-        core.load(game)
-        self._game, self._seen, self._dealt = game, game.event_count, game.round_index + 1
-        return core
-
-    def encode(self, game: Game, seat: int) -> np.ndarray:
-        """The observation of ``seat`` (its own hand, everything public), a new array."""
-        return self.select(self._follow(game).observation(seat))
-
-    def history(self, game: Game, seat: int) -> np.ndarray:
-        """The round in play's public events as ``seat`` sees them (the env's ``history`` entry,
-        :meth:`~cf_env.observation.ObservationEncoder.history_length` rows of ``[seat relative to
-        the observer, EventKind, action id, tile index]`` int16, -1 padded), a new array."""
-        return self._follow(game).history(seat)
-
-    def observe(self, game: Game, history: bool = False) -> dict[str, np.ndarray]:
-        """What the seat to move acts on, as the env gives it: ``{"observation", "action_mask"}``,
-        and ``"history"`` when asked."""
-        seat = game.current_player
-        out = {"observation": self.encode(game, seat), "action_mask": self.mask(game.legal_bits)}
-        if history:
-            out["history"] = self.history(game, seat)
-        return out
-

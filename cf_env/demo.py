@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cf_env.engine import EventKind, Game, RoundEnd, RulesConfig, action_to_string
+from cf_env.engine import EventKind, RoundEnd, RulesConfig, action_to_string
+from cf_env.game import Game
 
 
 def describe(game: Game) -> list[str]:

@@ -77,8 +77,8 @@ boneyard's order. ``OBSERVATION_VERSION`` changes whenever this table does (chec
 ``ObservationEncoder(config, version=1)`` still reads version 1: :meth:`ObservationEncoder.select`).
 
 This module holds the layout (blocks, bounds, masks, decoding); the compiled engine writes the
-vectors (:mod:`cf_env.vector`), for the env and, through :class:`cf_env.core.GameEncoder`, for a
-:class:`~cf_env.engine.Game`.
+vectors (:mod:`cf_env.vector`), for the env and, through :class:`cf_env.game.GameEncoder`, for a
+:class:`~cf_env.Game`.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ _SEATS = {"hand": "own", "unmatched": "others", "played": "all", "void": "others
 class ObservationEncoder:
     """The observation's layout for one :class:`RulesConfig`: its blocks and slices, bounds, action
     masks, decoding and older versions' selection (the vectors themselves are the compiled
-    engine's: :class:`cf_env.core.GameEncoder` reads a :class:`~cf_env.engine.Game`'s)."""
+    engine's: :class:`cf_env.game.GameEncoder` reads a :class:`~cf_env.Game`'s)."""
 
     def __init__(self, config: RulesConfig, version: int = OBSERVATION_VERSION) -> None:
         if version not in VERSIONS:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cf_env.engine import Game, Role
+from cf_env.engine import Role
+from cf_env.game import Game
 
 __all__ = ["render_ansi", "render_rgb"]
 

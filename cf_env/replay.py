@@ -23,7 +23,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from cf_env.engine import EventKind, Game, RecordError, Role, RoundEnd, RulesConfig, Tile, action_table
+from cf_env.engine import EventKind, RecordError, Role, RoundEnd, RulesConfig, Tile, action_table
+from cf_env.game import Game
 
 __all__ = ["RECORD_FORMAT", "FrameBuilder", "describe_action", "describe_step", "frames", "game_record", "landing",
            "load_record", "make_record", "opening_text", "replay_steps", "round_summary", "save_record", "write_gif",

@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from cf_env.engine import Game, Role
+from cf_env.engine import Role
+from cf_env.game import Game
 
 __all__ = ["VIEW_STEP", "Ghost", "Scene", "TilePose", "arm_label_points", "layout_poses", "play_pose", "scene_of",
            "seen_bounds", "stepped_view"]
@@ -239,7 +240,7 @@ def layout_poses(game: Game, cache: list | None = None) -> tuple[list[TilePose],
 
 def play_pose(game: Game, action: int, cache: list | None = None) -> TilePose:
     """Where the legal play ``action`` would lie on the table, before it is made (the engine's
-    :meth:`~cf_env.engine.Game.placement_of`, in this module's geometry): what a move button
+    :meth:`~cf_env.Game.placement_of`, in this module's geometry): what a move button
     points at. ``cache`` as in :func:`layout_poses`; it is not extended by the hypothetical tile."""
     layout = game.layout()
     place = game.placement_of(action)

@@ -1,8 +1,8 @@
 """Batched Chicken Foot: B independent games of one ``RulesConfig`` stepped together.
 
-The same game as :class:`cf_env.engine.Game` and the AEC env — same rules (docs/RULES.md R1-R17), same
-action ids, same observation layout (:mod:`cf_env.observation`), same reward definitions — held
-as arrays and stepped by numba-compiled loops over the games. Each call to :meth:`VectorGame.step`
+The rules (docs/RULES.md R1-R17) as arrays stepped by numba-compiled loops over the games: the one
+rules engine, which the AEC env (:mod:`cf_env.core`, one game) and :class:`cf_env.Game` step too
+(same action ids, same observation layout, :mod:`cf_env.observation`, same reward definitions). Each call to :meth:`VectorGame.step`
 is one decision in every game, by that game's current player::
 
     vg = VectorGame(RulesConfig(), num_games=4096, reward="relative", seed=0)
@@ -25,8 +25,8 @@ the kernels is bounded; rules under which no deal ever reaches a decision raise 
 Randomness: one ``np.random.Generator`` (from ``seed``) shuffles every deal; each game keeps the
 deals of its current and of its next game, drawn in game order, so results do not depend on
 thread scheduling. Scripted deals (the engine's per-round format) are accepted per game by
-:meth:`reset`. The layout's exact geometry (parents, arms) is not kept: render and replay with the
-scalar engine.
+:meth:`reset`. The layout's geometry (which arm or toe each tile lies on) is not kept here:
+:class:`cf_env.Game`, one game of this engine, follows it for render and replay.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ except ImportError:  # pragma: no cover - numba is a core dependency; keep a rea
 
 from cf_env.engine import IllegalActionError, Role, RulesConfig, action_table, scoring, tile_index, validate_deals
 from cf_env.engine.errors import ConfigError, ResetNeededError
-from cf_env.engine.game import TOES_PER_DOUBLE
 from cf_env.engine.records import deal_order
 from cf_env.engine.scoring import REWARD_MODES, REWARD_WIN
+from cf_env.engine.state import TOES_PER_DOUBLE
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
 
 __all__ = ["GAME0", "GAME1", "Consts", "Offsets", "State", "VectorGame", "apply_action", "apply_action_inline", "copy_game",
@@ -139,6 +139,9 @@ class State(NamedTuple):
     round_index: np.ndarray  #: (B,) round index
     totals: np.ndarray  #: (B, n) points so far
     round_scores: np.ndarray  #: (B, rounds, n)
+    starter: np.ndarray  #: (B, rounds) seat that placed each round's starting double (R6)
+    search_draws: np.ndarray  #: (B, rounds) tiles drawn in each round's R6 search for it
+    end_hands: np.ndarray  #: (B, rounds, n, T) uint8, each seat's hand when each finished round ended
     legal: np.ndarray  #: (B, A) uint8 legal actions of ``current_player``
     deals: np.ndarray  #: (B, rounds, T) this game's deals
     next_deals: np.ndarray  #: (B, rounds, T) the next game's deals
@@ -283,6 +286,8 @@ if numba is not None:
         count[b, holder] -= 1
         s.played[b, st] = 1
         s.owner[b, st] = holder
+        s.starter[b, r] = holder
+        s.search_draws[b, r] = s.bone_pos[b] - n * h
         s.pending[b] = c.arms  # R9
         s.pending_value[b] = start
         s.pending_role[b] = ROLE_ARM
@@ -300,6 +305,7 @@ if numba is not None:
         for p in range(n):
             pts = 0
             for t in range(c.t_count):
+                s.end_hands[b, r, p, t] = s.hand[b, p, t]
                 if s.hand[b, p, t]:
                     pts += _tile_points(c.tile_lo[t], c.tile_hi[t], c.dbp)
             s.round_scores[b, r, p] = pts
@@ -720,6 +726,8 @@ def new_state(c: Consts, num_games: int) -> State:
         current_player=np.zeros(b, np.int64), drawn=np.full(b, -1, np.int64), unmatched=np.zeros((b, n), np.int64),
         owner=np.full((b, t), -1, np.int64), draws=np.zeros((b, n), np.int64), void_at=np.zeros((b, n, c.k), np.int64),
         round_index=np.zeros(b, np.int64), totals=np.zeros((b, n), np.int64), round_scores=np.zeros((b, r, n), np.int64),
+        starter=np.zeros((b, r), np.int64), search_draws=np.zeros((b, r), np.int64),
+        end_hands=np.zeros((b, r, n, t), np.uint8),
         legal=np.zeros((b, a), np.uint8), deals=np.zeros((b, r, t), np.int64), next_deals=np.zeros((b, r, t), np.int64),
         need_deals=np.zeros(b, np.uint8), done=np.zeros(b, np.uint8), final_totals=np.zeros((b, n), np.int64),
         final_winners=np.zeros((b, n), np.uint8), rewards=np.zeros((b, n), np.float64),
@@ -758,6 +766,9 @@ class VectorGame:
     round_index: np.ndarray
     totals: np.ndarray
     round_scores: np.ndarray
+    starter: np.ndarray
+    search_draws: np.ndarray
+    end_hands: np.ndarray
     legal: np.ndarray
     deals: np.ndarray
     next_deals: np.ndarray

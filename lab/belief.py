@@ -39,7 +39,7 @@ SEEN = -1  #: the label of a tile the observer sees (own hand, layout)
 
 def truth_labels(game, seat: int) -> np.ndarray:
     """Each tile's location as seen from ``seat``: the opponent (0 = the next seat clockwise), the
-    boneyard (``n - 1``) or :data:`SEEN` (:meth:`cf_env.engine.Game.hidden_tiles` as labels)."""
+    boneyard (``n - 1``) or :data:`SEEN` (:meth:`cf_env.Game.hidden_tiles` as labels)."""
     rows = game.hidden_tiles(seat).reshape(game.config.num_players, game.config.num_tiles)
     return np.where(rows.any(0), rows.argmax(0), SEEN).astype(np.int8)
 

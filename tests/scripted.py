@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cf_env.engine import Game, RulesConfig, Tile, num_tiles, string_to_action
+from cf_env import Game
+from cf_env.engine import RulesConfig, Tile, num_tiles, string_to_action
 
 
 def deal(config: RulesConfig, hands: list[list[str]], top: list[str] = ()) -> dict:

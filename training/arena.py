@@ -32,7 +32,7 @@ def generate_deals(config: RulesConfig, rng: np.random.Generator) -> list[dict]:
     :func:`cf_env.engine.records.deal_to_json`)."""
     n, h = config.num_players, config.hand_size
     deals = []
-    for _ in range(config.rounds):  # one shuffle a round, as the engine deals it (Game._start_round)
+    for _ in range(config.rounds):  # one shuffle a round in round order, as CoreGame.reset deals
         order = rng.permutation(config.num_tiles).tolist()
         deals.append(deal_to_json([order[i * h:(i + 1) * h] for i in range(n)], order[n * h:]))
     return deals

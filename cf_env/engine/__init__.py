@@ -1,8 +1,9 @@
-"""Pure rules engine for Chicken Foot dominoes (see ``docs/RULES.md``; no gymnasium, pettingzoo or torch).
+"""The rules' vocabulary, with no numba, gymnasium, pettingzoo or torch: the rules config
+(:class:`RulesConfig`, docs/RULES.md), tiles and the action table, scoring (R15, R16), deals and
+records, the value types a game hands out, and the errors. The rules run in the compiled engine
+(:mod:`cf_env.vector`); :class:`cf_env.Game` is one game of it, read through these types::
 
-Usage::
-
-    from cf_env.engine import Game, RulesConfig
+    from cf_env import Game, RulesConfig
 
     game = Game(RulesConfig(), seed=0)
     while not game.is_over:
@@ -11,9 +12,9 @@ Usage::
 
 One vocabulary for a round's state
 ----------------------------------
-The scalar engine (:class:`Game`'s properties and its private slots), the one-read
-:class:`StateView`, the batched engine's arrays (:class:`cf_env.vector.State`, one row a game) and
-the state table's blocks (:mod:`cf_env.engine.table`) name the same things the same way:
+:class:`cf_env.Game`'s properties, the batched engine's arrays (:class:`cf_env.vector.State`, one
+row a game) and the state table's blocks (:mod:`cf_env.engine.table`) name the same things the
+same way:
 
 ====================  ============================================================================
 ``current_player``    the seat to decide (-1 once the game is over; the batched engine: while a void
@@ -34,11 +35,9 @@ the state table's blocks (:mod:`cf_env.engine.table`) name the same things the s
                       deal in ``bone`` with the boneyard's top at ``bone_pos``)
 ====================  ============================================================================
 
-A set of tiles is held two ways: as values (lists, :class:`Tile`), or, on the fast paths, as an
-int of *action bits* (``legal_bits``, ``hand_bits``, ``played_bits``: a tile ``{m, x}`` sets bits
-``m*K+x`` and ``x*K+m``; :meth:`ActionTable.bits_to_actions` reads them). Each bit accessor stands
-beside a value-typed one (``legal_actions``, ``hand``, ``layout``) and is documented as its fast
-path.
+A set of tiles is held two ways: as values (lists, :class:`Tile`), or as an int of *action bits*
+(``legal_bits``, ``hand_bits``, ``played_bits``: a tile ``{m, x}`` sets bits ``m*K+x`` and
+``x*K+m``; :meth:`ActionTable.bits_to_actions` reads them).
 """
 
 from cf_env.engine import scoring  # noqa: F401 - a submodule other layers reach as cf_env.engine.scoring
@@ -61,25 +60,13 @@ from cf_env.engine.errors import (
     IllegalActionError,
     RecordError,
 )
-from cf_env.engine.game import (
-    RECORD_VERSION,
-    Event,
-    EventKind,
-    Game,
-    Pending,
-    Placement,
-    Role,
-    RoundEnd,
-    StateView,
-    unpack_event,
-    validate_deals,
-    winners_of,
-)
+from cf_env.engine.records import RECORD_VERSION, validate_deals, winners_of
+from cf_env.engine.state import TOES_PER_DOUBLE, Event, EventKind, Pending, Placement, Role, RoundEnd, unpack_event
 
 __all__ = [
     "ActionParseError", "ActionTable", "ChickenFootError", "ConfigError", "DRAW_RULES", "DealError",
-    "Event", "EventKind", "Game", "GameOverError", "IllegalActionError", "Move", "Pending",
-    "Placement", "RECORD_VERSION", "RecordError", "Role", "RoundEnd", "RulesConfig", "StateView", "Tile",
+    "Event", "EventKind", "GameOverError", "IllegalActionError", "Move", "Pending",
+    "Placement", "RECORD_VERSION", "RecordError", "Role", "RoundEnd", "RulesConfig", "TOES_PER_DOUBLE", "Tile",
     "action_table", "action_to_string", "num_tiles", "string_to_action", "tile_index", "unpack_event",
     "validate_deals", "winners_of",
 ]

@@ -1,11 +1,10 @@
-"""Deals and records: checking scripted deals, a game's JSON record, copies (:class:`GameRecords`,
-a part of :class:`cf_env.engine.Game`)."""
+"""Deals and records: checking scripted deals, their tile-index and JSON forms, R16's winners of a
+record's round scores (:class:`cf_env.Game` writes and replays records)."""
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -13,13 +12,8 @@ from cf_env.engine.actions import Tile
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import DealError
 from cf_env.engine.scoring import r16_keys, winner_flags
-from cf_env.engine.state import GameState
-from cf_env.engine.views import GameViews
 
-if TYPE_CHECKING:
-    from typing_extensions import Self
-
-__all__ = ["RECORD_VERSION", "GameRecords", "deal_order", "split_deal", "validate_deals", "winners_of"]
+__all__ = ["RECORD_VERSION", "Dealt", "deal_order", "deal_to_json", "split_deal", "validate_deals", "winners_of"]
 
 RECORD_VERSION = 1
 
@@ -127,67 +121,3 @@ def deal_to_json(hands: Sequence[Sequence[int]], bone_top_first: Sequence[int]) 
         return [tile.low, tile.high]
 
     return {"hands": [[pair(t) for t in h] for h in hands], "boneyard": [pair(t) for t in bone_top_first]}
-
-
-class GameRecords(GameViews):
-    """A game's record (:meth:`to_record`; ``Game.from_record`` replays it), its deals as tile
-    indices, and copies: :meth:`clone`, pickling and ``copy.deepcopy``."""
-
-    __slots__ = ()
-
-    def to_record(self) -> dict[str, Any]:
-        """Plain-JSON record (config, deals, actions) that :meth:`from_record` replays exactly."""
-        return {
-            "version": RECORD_VERSION,
-            "config": self.config.to_dict(),
-            "deals": [self._deal_json(r) for r in range(len(self._deals))],
-            "actions": self.actions(),
-        }
-
-    def _deal_json(self, r: int) -> dict[str, Any]:
-        return deal_to_json(*self.deal_tiles(r))
-
-    def deal_tiles(self, r: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
-        """Round ``r``'s deal as tile indices: ``(hands in seat order, boneyard top first)`` (hidden
-        information, as :meth:`to_record` holds it)."""
-        return split_deal(self._deals[r], self.config)
-
-    def all_deals(self) -> Dealt:
-        """Every round's deal as tile indices: the rounds dealt so far (:meth:`deal_tiles`), then
-        the rounds to come, scripted or drawn now from a copy of the game's generator as the game
-        itself will draw them (hidden information). ``Game(config, deals=game.all_deals())``
-        replayed through :meth:`actions` is this game, its later rounds included: how
-        :meth:`cf_env.core.CoreGame.load` starts the compiled engine on a ``Game``."""
-        cfg = self.config
-        rng = np.random.Generator(type(self._rng.bit_generator)())
-        rng.bit_generator.state = self._rng.bit_generator.state  # the game's own generator is not drawn
-        deals: list[Any] = [self.deal_tiles(r) for r in range(len(self._deals))]
-        for r in range(len(deals), cfg.rounds):
-            scripted = self._scripted[r] if r < len(self._scripted) else None
-            deals.append(scripted if scripted is not None else split_deal(rng.permutation(cfg.num_tiles).tolist(), cfg))
-        return Dealt(deals, cfg)
-
-    def clone(self) -> Self:
-        """An independent copy (for search agents); the copy shares no mutable state."""
-        new = type(self).__new__(type(self))
-        for name in GameState.__slots__:
-            value = getattr(self, name)
-            if name == "_end_nodes" or name == "_round_scores":
-                value = [list(v) for v in value]
-            elif name == "_void_at":
-                value = [bytearray(v) for v in value]
-            elif name == "_rng":
-                value = np.random.Generator(type(value.bit_generator)())
-                value.bit_generator.state = self._rng.bit_generator.state
-            elif isinstance(value, (list, array)):
-                value = value[:] if isinstance(value, list) else array(value.typecode, value)
-            setattr(new, name, value)
-        return new
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickling and ``copy.deepcopy``: every slot."""
-        return {name: getattr(self, name) for name in GameState.__slots__}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)

@@ -1,7 +1,7 @@
 """Scoring (R15), the winner (R16) and the env's reward formulas, each written once.
 
-Plain Python over ints, lists or arrays, in the subset numba compiles: the scalar engine and the
-AEC env call these functions directly, and the batched engine (:mod:`cf_env.vector`) compiles the
+Plain Python over ints, lists or arrays, in the subset numba compiles: the AEC env and the
+records call these functions directly, and the compiled engine (:mod:`cf_env.vector`) compiles the
 very same functions with ``numba.njit``. None calls another (a compiled function can only call
 compiled ones), so each is whole on its own.
 

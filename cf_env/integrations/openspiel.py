@@ -9,7 +9,7 @@ Parameters: every :class:`cf_env.RulesConfig` field under its own name, except `
 which is OpenSpiel's ``players``; the same defaults (``rounds`` 0 means the full game,
 ``max_pip + 1`` rounds, as ``RulesConfig(rounds=None)``).
 
-The game is built on the project's engine (:class:`cf_env.engine.Game`), not a second
+The game is built on the project's engine (:class:`cf_env.Game`), not a second
 implementation of the rules:
 
 * **Chance.** Each round starts with chance nodes that deal the hands one tile at a time (seat 0's
@@ -45,10 +45,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from cf_env.core import GameEncoder
-from cf_env.engine import Game, RulesConfig, Tile, action_table, action_to_string
-from cf_env.engine.game import EventKind
+from cf_env.engine import RulesConfig, Tile, action_table, action_to_string
 from cf_env.engine.scoring import win_reward, win_share
+from cf_env.engine.state import EventKind
+from cf_env.game import Game, GameEncoder
 from cf_env.observation import SCORE_FACTOR
 
 __all__ = ["GAME_NAME", "ChickenFootGame", "ChickenFootState", "game_from_rules", "max_game_length", "resampler",

@@ -23,8 +23,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.torch_policy import ActorCritic, observation_scale
-from cf_env import GameEncoder, RulesConfig
-from cf_env.engine import Game
+from cf_env import Game, GameEncoder, RulesConfig
 
 
 def positions(config: RulesConfig, count: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:

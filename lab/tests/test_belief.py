@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 
-from cf_env import RulesConfig
-from cf_env.engine import Game
+from cf_env import Game, RulesConfig
 from lab import belief
 
 

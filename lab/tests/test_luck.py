@@ -141,7 +141,9 @@ def test_deal_terms_follow_r6_as_the_engine_does() -> None:
 @pytest.mark.slow
 def test_on_many_games_raw_and_corrected_agree_and_a_noise_value_only_widens() -> None:
     """4,000 games of a small lineup: the mean correction is within 2 standard errors of 0 for the
-    fitted v and for random numbers, and the random numbers widen the interval."""
+    fitted v and for random numbers, and the random numbers widen the interval (so their corrected
+    mean may leave the raw mean's narrower interval while the difference stays within those 2
+    standard errors)."""
     config = RulesConfig(max_pip=4, num_players=2, hand_size=4, rounds=2, center_arms=3)
     value = _small_value(config)
     rng = np.random.default_rng(7)
@@ -167,9 +169,10 @@ def test_on_many_games_raw_and_corrected_agree_and_a_noise_value_only_widens() -
             luck = raw[:, 0, column] - corrected[:, 0, column]
             se = luck.std(ddof=1) / np.sqrt(len(luck))
             assert abs(luck.mean()) < 2 * se, (column, luck.mean(), se)
-            lo, hi = t_interval(raw[:, 0, column])
-            clo, chi = t_interval(corrected[:, 0, column])
-            assert lo <= corrected[:, 0, column].mean() <= hi and clo <= raw[:, 0, column].mean() <= chi
+            if v is value:  # the fitted v narrows the interval: each mean lies in the other's interval
+                lo, hi = t_interval(raw[:, 0, column])
+                clo, chi = t_interval(corrected[:, 0, column])
+                assert lo <= corrected[:, 0, column].mean() <= hi and clo <= raw[:, 0, column].mean() <= chi
         if isinstance(v, _NoiseValue):
             assert corrected[:, 0, 1].std() > 1.5 * raw[:, 0, 1].std()
 

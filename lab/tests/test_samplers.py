@@ -14,8 +14,7 @@ from agents.baselines import HeuristicAgent, RandomAgent
 from agents.search import SearchAgent
 from agents.search.spec import SearchSpecError, parse_search_spec
 from agents.search.worlds import World, sample_worlds
-from cf_env import ChickenFootError, ConfigError, GameEncoder, RulesConfig, action_table, raw_env
-from cf_env.engine import Game
+from cf_env import ChickenFootError, ConfigError, Game, GameEncoder, RulesConfig, action_table, raw_env
 from lab.belief_net import BeliefNet, load_belief
 from lab.samplers import Oracle
 from tests.scripted import random_positions

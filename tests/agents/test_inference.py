@@ -11,8 +11,8 @@ import pytest
 from agents.baselines import HeuristicAgent, score_plays
 from agents.search.inference import log_likelihood, read_history
 from agents.search.worlds import new_scratch, sample_worlds
-from cf_env import GameEncoder, RulesConfig
-from cf_env.engine import EventKind, Game
+from cf_env import Game, GameEncoder, RulesConfig
+from cf_env.engine import EventKind
 
 CONFIG = RulesConfig(rounds=2)
 

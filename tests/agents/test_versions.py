@@ -12,8 +12,7 @@ import torch
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent, grow_hidden, observation_scale, widen_weights
-from cf_env import OBSERVATION_VERSION, GameEncoder, RulesConfig
-from cf_env.engine import Game
+from cf_env import OBSERVATION_VERSION, Game, GameEncoder, RulesConfig
 from tests.scripted import random_positions
 from training.run import load_weights
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from cf_env import Game
 from cf_env.engine import (
     ActionParseError,
     ConfigError,
     DealError,
-    Game,
     Move,
     RulesConfig,
     Tile,

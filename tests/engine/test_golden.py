@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cf_env.engine import EventKind, Game, RoundEnd, RulesConfig, action_to_string
+from cf_env import Game
+from cf_env.engine import EventKind, RoundEnd, RulesConfig, action_to_string
 
 GOLDEN = Path(__file__).parent / "golden" / "game_default_seed2026.txt"
 SEED = 2026

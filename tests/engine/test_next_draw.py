@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cf_env.engine import DealError, EventKind, Game, RulesConfig, unpack_event
+from cf_env import Game
+from cf_env.engine import DealError, EventKind, RulesConfig, unpack_event
 
 
 @pytest.mark.parametrize("config", [RulesConfig(rounds=3), RulesConfig(num_players=2, max_pip=6, draw_rule="until_playable")])

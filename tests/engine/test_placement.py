@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cf_env.engine import Game, IllegalActionError, RulesConfig
+from cf_env import Game
+from cf_env.engine import IllegalActionError, RulesConfig
 
 
 @pytest.mark.parametrize("config", [RulesConfig(rounds=3), RulesConfig(num_players=3, max_pip=6, center_arms=3),

@@ -14,7 +14,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cf_env.engine import Game, RulesConfig, num_tiles
+from cf_env import Game
+from cf_env.engine import RulesConfig, action_table, num_tiles
 from tests.reference_rules import ReferenceGame
 
 
@@ -37,13 +38,13 @@ def configs(draw) -> RulesConfig:
 
 def check_partition(game: Game) -> None:
     """Every tile is in exactly one of: a hand, the boneyard, the layout."""
-    t = game._actions
+    t = action_table(game.config.max_pip)
     sets = [game.hand_bits(p) for p in range(game.num_players)] + [game.played_bits]
     seen = 0
     for bits in sets:
         assert seen & bits == 0
         seen |= bits
-    bone = set(game._boneyard)
+    bone = set(game.boneyard_tiles())
     on = set(t.bits_to_tiles(seen))
     assert not on & bone
     assert on | bone == set(range(t.num_tiles))

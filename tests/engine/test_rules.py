@@ -5,17 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cf_env.engine import (
-    EventKind,
-    Game,
-    GameOverError,
-    IllegalActionError,
-    Role,
-    RoundEnd,
-    RulesConfig,
-    Tile,
-    winners_of,
-)
+from cf_env import Game
+from cf_env.engine import EventKind, GameOverError, IllegalActionError, Role, RoundEnd, RulesConfig, Tile, winners_of
 from tests.scripted import acts, deal, legal_strings, random_playout
 
 

@@ -9,8 +9,9 @@ import struct
 import numba
 import numpy as np
 
-from cf_env.engine import EventKind, Game, Role, RulesConfig, action_table
+from cf_env.engine import EventKind, Role, RulesConfig, action_table
 from cf_env.observation import SCORE_FACTOR, ObservationEncoder
+from tests.reference_engine import ReferenceGame
 
 _ARM = int(Role.ARM)
 _SEARCH_DRAW, _START, _PLAY, _DRAW, _PASS, _ROUND_END = (int(k) for k in EventKind)
@@ -121,7 +122,7 @@ class ReferenceEncoder:
         self._pack_totals = struct.Struct(f"<{n}I").pack
         self._length = enc.history_length()
 
-    def encode(self, game: Game, seat: int) -> np.ndarray:
+    def encode(self, game: ReferenceGame, seat: int) -> np.ndarray:
         """The observation of ``seat`` (its own hand, everything public)."""
         w = self._w
         (hands, played, current, drawn, pend, pend_val, pend_role, unmatched, ends, counts, bone, r,
@@ -154,7 +155,7 @@ class ReferenceEncoder:
         return out if self.version == 2 else out[self.index]
 
 
-    def history(self, game: Game, seat: int) -> np.ndarray:
+    def history(self, game: ReferenceGame, seat: int) -> np.ndarray:
         """The round's events as ``seat`` sees them, decoded from the whole event log (the pre-table way)."""
         out = np.full((self._length, 4), -1, np.int16)
         _history_kernel(game.round_event_codes(), seat, self._n, self._table.draw, self._table.pass_,

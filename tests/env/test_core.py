@@ -1,7 +1,8 @@
-"""The env's one engine, the compiled core (cf_env.core), against the reference ``Game``
-(cf_env.engine) stepped beside it: the same games, seen the same way by every seat, with the same
-scores and winners, decision by decision; ``env.game`` as a copy that changes nothing; a ``Game``
-loaded into the env (``reset_to_game``) where it stands."""
+"""The env's one engine, the compiled core (cf_env.core), against the reference engine
+(tests/reference_engine.py, an independent Python implementation of the rules) stepped beside it:
+the same games, seen the same way by every seat, with the same scores and winners, decision by
+decision; ``env.game`` as a copy that changes nothing; a ``Game`` loaded into the env
+(``reset_to_game``) where it stands."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import warnings
 import numpy as np
 import pytest
 
-from cf_env import env, raw_env
+from cf_env import Game, env, raw_env
 from cf_env.core import CoreGame
-from cf_env.engine import DealError, Game, IllegalActionError, RulesConfig
+from cf_env.engine import DealError, IllegalActionError, RulesConfig
 from cf_env.observation import ObservationEncoder
 from tests.env.reference_observation import ReferenceEncoder
+from tests.reference_engine import ReferenceGame
 
 CONFIGS = [
     {},
@@ -44,7 +46,7 @@ def same(a, b):
         assert type(a) is type(b) and a == b, (a, b)
 
 
-def shows_the_game(e, game: Game) -> None:
+def shows_the_game(e, game: ReferenceGame) -> None:
     """Everything ``e`` shows agrees with the reference ``game`` at the same point: whose turn, every
     seat's observation (and history, both from the reference encoder over the game's state view),
     the mask, each seat's hidden tiles, scores and winners."""
@@ -69,11 +71,11 @@ def shows_the_game(e, game: Game) -> None:
 
 
 def play_beside_game(kwargs, seed, history, options=None, actions_seed=0, make=raw_env):
-    """Step the env and a reference ``Game`` dealt from the same seed in lockstep with random legal
+    """Step the env and a reference game dealt from the same seed in lockstep with random legal
     actions, checking everything the env shows after every step; returns both at the end."""
     e = make(history=history, **kwargs)
     e.reset(seed=seed, options=options)
-    game = Game(e.config, seed=np.random.default_rng(seed), deals=(options or {}).get("deals"))
+    game = ReferenceGame(e.config, seed=np.random.default_rng(seed), deals=(options or {}).get("deals"))
     rng = np.random.default_rng(actions_seed)
     for _agent in e.agent_iter():
         shows_the_game(e, game)
@@ -111,7 +113,7 @@ def test_scripted_deals_and_numpy_actions():
 def test_reading_the_game_changes_nothing():
     e = raw_env(history=True)
     e.reset(seed=4)
-    reference = Game(e.config, seed=np.random.default_rng(4))
+    reference = ReferenceGame(e.config, seed=np.random.default_rng(4))
     rng = np.random.default_rng(0)
     for i, _agent in enumerate(e.agent_iter()):
         if i == 300:
@@ -145,14 +147,16 @@ def test_a_game_in_play_loads_into_the_env_and_plays_on_the_same(kwargs):
         e = raw_env(config=config, history=True)
         e.reset_to_game(game)
         assert game.to_record() == record and e.game.to_record() == record
+        reference = ReferenceGame.of(game)
         while not game.is_over:
-            shows_the_game(e, game)
+            shows_the_game(e, reference)
             legal = game.legal_actions()
             action = legal[rng.integers(len(legal))]
             e.step(action)
             game.apply(action)
-        shows_the_game(e, game)
-        assert e.game.to_record() == game.to_record()
+            reference.apply(action)
+        shows_the_game(e, reference)
+        assert e.game.to_record() == game.to_record() == reference.to_record()
 
 
 def test_reset_to_game_refuses_other_rules():
@@ -202,7 +206,7 @@ def test_core_game_replays_to_the_same_game():
     config = RulesConfig(num_players=4)
     core = CoreGame(config, ObservationEncoder(config))
     core.reset(np.random.default_rng(9))
-    game = Game(config, seed=np.random.default_rng(9))
+    game = ReferenceGame(config, seed=np.random.default_rng(9))
     rng = np.random.default_rng(1)
     while core.current_player >= 0:
         assert core.legal_bits == game.legal_bits
@@ -213,7 +217,7 @@ def test_core_game_replays_to_the_same_game():
     assert game.is_over
     assert core.totals == game.totals and core.winners == game.winners
     assert core.round_scores(game.rounds_finished) == game.round_scores
-    assert core.to_game().to_record() == game.to_record()
+    assert Game.replay(config, core.all_deals(), core.actions).to_record() == game.to_record()
 
 
 def test_the_gymnasium_env_shows_the_reference_games():
@@ -230,7 +234,7 @@ def test_the_gymnasium_env_shows_the_reference_games():
         obs, info = e.reset(seed=episode)
         done = False
         while not done:
-            game = e.aec.game
+            game = ReferenceGame.of(e.aec.game)
             same(obs["observation"], reference.encode(game, info["seat"]))
             same(obs["action_mask"], encoder.mask(game.legal_bits).copy())
             obs, _, done, _, info = e.step(int(rng.choice(np.flatnonzero(e.action_masks()))))

@@ -1,4 +1,5 @@
-"""The batched engine is the same game as the scalar engine and the AEC env, bit for bit."""
+"""The batched engine is the same game as the AEC env (one game of the same kernels, itself checked
+against the reference engine in test_core.py), bit for bit."""
 
 from __future__ import annotations
 

@@ -12,8 +12,7 @@ import torch
 from torch import nn
 
 from agents.checkpoint import CheckpointError
-from cf_env import GameEncoder, ObservationEncoder, RulesConfig
-from cf_env.engine import Game
+from cf_env import Game, GameEncoder, ObservationEncoder, RulesConfig
 from cf_env.vector import VectorGame
 from training.config import TrainConfigError, load_config
 from training.critic import Critic, NetworkCritic, make_critic

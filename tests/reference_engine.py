@@ -1,89 +1,232 @@
-"""The Chicken Foot game: a whole multi-round game as a pure-Python state machine.
-
-Usage::
-
-    import numpy as np
-    from cf_env.engine import Game, RulesConfig
-
-    game = Game(RulesConfig(num_players=4, max_pip=9), seed=7)
-    rng = np.random.default_rng(0)
-    while not game.is_over:
-        legal = game.legal_actions()          # sorted action ids of game.current_player
-        game.apply(legal[rng.integers(len(legal))])
-    print(game.round_scores, game.totals, game.winners)
-
-The engine returns outcomes (scores, winners, round ends), never rewards. Forced steps — dealing,
-the R6 search draws and placing the starting double — happen inside it; every call to
-:meth:`Game.apply` is one decision of :attr:`Game.current_player`, and rounds follow one another
-on their own until the last one ends.
-
-State is kept as ints: a set of tiles is an int whose bits are action ids (see
-:mod:`cf_env.engine.actions`), and "the plays a player has" is ``hand & open`` where ``open`` has
-the rows of the pip values that may be matched now (the open ends, or only the pending centre
-arms / toes of R9 and R10).
-"""
+"""The pure-Python rules engine the library shipped until version 0.4: a whole game as a Python
+state machine (deal, turn flow R4-R14, scoring, the event log and the layout's geometry). It is
+kept here as the *reference* the compiled engine (:mod:`cf_env.vector`, which :class:`cf_env.Game`
+views) is checked against: an independent implementation of the same rules, written with ints as
+bit sets instead of arrays. Nothing in the library imports it."""
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
-from operator import index as _as_index
-from typing import Any
+from collections.abc import Sequence
+from operator import index as as_index
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from cf_env.engine.actions import Tile, action_table, bit_set
+from cf_env.engine import TOES_PER_DOUBLE, EventKind, Pending, Placement, Role, RoundEnd
+from cf_env.engine.actions import ActionTable, Tile, action_table, bit_set
 from cf_env.engine.config import RulesConfig
-from cf_env.engine.errors import DealError, GameOverError, IllegalActionError, RecordError
-from cf_env.engine.geometry import GameLayout
-from cf_env.engine.records import RECORD_VERSION, Dealt, GameRecords, deal_order, split_deal, validate_deals, winners_of
-from cf_env.engine.scoring import tile_points
-from cf_env.engine.state import (
-    ARM_MASK,
-    EV_ROUND,
-    K_DRAW,
-    K_PASS,
-    K_PLAY,
-    L_ARM,
-    L_EXPOSE,
-    L_PARENT,
-    L_PLAYER,
-    L_ROLE,
-    NO_CURRENT,
-    R_ARM,
-    R_DOUBLE,
-    R_LINE,
-    R_TOE,
-    TOES_PER_DOUBLE,
-    Event,
-    EventKind,
-    Pending,
-    Placement,
-    Role,
-    RoundEnd,
-    StateView,
-    pack_placement,
-    unpack_event,
+from cf_env.engine.errors import DealError, GameOverError, IllegalActionError
+from cf_env.engine.records import (
+    RECORD_VERSION,
+    deal_order,
+    deal_to_json,
+    split_deal,
+    validate_deals,
+    winners_of,
 )
+from cf_env.engine.scoring import tile_points
 
-__all__ = [
-    "Event",
-    "EventKind",
-    "Game",
-    "Pending",
-    "Placement",
-    "Role",
-    "RoundEnd",
-    "RECORD_VERSION",
-    "StateView",
-    "TOES_PER_DOUBLE",
-    "unpack_event",
-    "validate_deals",
-    "winners_of",
-]
+# The event log's documented packing (cf_env.engine.unpack_event reads it), and this engine's own
+# packing of a placement into an int (its layout's entries).
+EV_PLAYER, EV_PAYLOAD, EV_ROUND = 3, 11, 21
+L_EXPOSE, L_PARENT, L_ARM, L_ROLE, L_PLAYER = 5, 10, 18, 22, 25
+ARM_MASK = 15
+R_ARM, R_LINE, R_DOUBLE, R_TOE = int(Role.ARM), int(Role.LINE), int(Role.DOUBLE), int(Role.TOE)
 
 
-class Game(GameRecords, GameLayout):
+def pack_placement(match: int, expose: int, parent: int, arm: int, role: int, player: int) -> int:
+    return match | expose << L_EXPOSE | (parent + 1) << L_PARENT | (arm + 1) << L_ARM | role << L_ROLE | player << L_PLAYER
+
+
+def unpack_placement(entry: int) -> Placement:
+    return Placement(entry & 31, entry >> L_EXPOSE & 31, (entry >> L_PARENT & 255) - 1, (entry >> L_ARM & ARM_MASK) - 1,
+                     Role(entry >> L_ROLE & 7), entry >> L_PLAYER)
+
+
+NO_CURRENT = -1
+new_tuple = tuple.__new__
+K_PLAY, K_DRAW, K_PASS = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind.PASS)
+
+
+class StateView(NamedTuple):
+    """Read-only references to a game's live state, handed over in one call for the observation
+    encoder's hot path (:meth:`Game.state_view`). It holds hidden information (every hand, the
+    boneyard size): the encoder picks what a seat may see. Do not mutate the lists."""
+
+    hands: list  #: per seat, the hand as action bits
+    played: int  #: tiles on this round's layout, as action bits
+    current_player: int  #: the seat to decide; -1 once the game is over
+    drawn: int  #: tile index the current player just drew and may play or keep (R12); -1 if none
+    pending: int  #: forced slots still empty (R9 arms, R10 toes); 0 when play is free
+    pending_value: int  #: the pip value the forced slots need
+    pending_role: int  #: ``Role.ARM`` or ``Role.TOE`` while ``pending``
+    unmatched: list  #: per seat, bitmask of the values it could not match (R17)
+    open_ends: list  #: per pip value, free open ends showing it
+    hand_sizes: list  #: per seat
+    boneyard_size: int
+    round_index: int
+    totals: list  #: per seat, points so far
+    played_by: list  #: per seat, the tiles it placed this round as action bits (the starting double too)
+    draws: list  #: per seat, tiles it drew from the boneyard this round (R6 search draws included)
+    void_at: list  #: per seat, a bytearray over pip values: 1 + ``draws`` just before its latest failure
+    #: facing that value this round (a draw or a forced pass while it was open or forced, R12/R13); 0 if none
+
+
+class GameState:
+    """The slots of a :class:`~cf_env.engine.Game`, declared once for the parts it is made of
+    (turn flow in ``game``, the event log and state view in ``views``, records in
+    ``records``, the layout's geometry in ``geometry``), each of which only adds methods."""
+
+    __slots__ = (
+        "config", "_actions", "_rng", "_scripted", "_deals", "_events", "_num_players", "_num_values",
+        "_draw_action", "_pass_action", "_draw_bit", "_pass_bit", "_until_playable", "_hands", "_hand_sizes",
+        "_boneyard", "_open_ends", "_end_nodes", "_free_open", "_open_values", "_open_plays", "_pending",
+        "_pending_value", "_pending_parent", "_pending_role", "_layout", "_played", "_unmatched", "_current",
+        "_legal", "_drawn", "_round_index", "_round_scores", "_totals", "_over", "_winners", "_round_ends",
+        "_round_tag", "_arms", "_points", "_round_hands", "_played_by", "_draws", "_void_at", "_round_start",
+    )
+
+    config: RulesConfig
+    _actions: ActionTable  # the action table of these rules
+    _rng: np.random.Generator  # shuffles every round that has no scripted deal
+    _scripted: list  # validate_deals's per-round deals (None: shuffle)
+    _deals: list[bytes]  # per round: the hands in seat order, then the boneyard top first
+    _events: array  # the event log, packed ints (unpack_event)
+    _num_players: int
+    _num_values: int  # max_pip + 1
+    _draw_action: int
+    _pass_action: int
+    _draw_bit: int
+    _pass_bit: int
+    _until_playable: bool  # draw_rule == "until_playable" (R12)
+    _hands: list[int]  # per seat, the hand as action bits
+    _hand_sizes: list[int]
+    _boneyard: list[int]  # tile indices, the top last (pop() draws)
+    _open_ends: list[int]  # per pip value, free open ends showing it
+    _end_nodes: list[list[int]]  # per pip value, the layout indices whose free end shows it, oldest first
+    _free_open: int  # action bits of the plays onto free open ends
+    _open_values: int  # bitmask of the values a free open end shows
+    _open_plays: int  # action bits of the plays allowed now (the forced slots' only while pending)
+    _pending: int  # forced slots still empty (R9 arms, R10 toes)
+    _pending_value: int
+    _pending_parent: int  # the layout index the forced slots grow from
+    _pending_role: int  # R_ARM or R_TOE
+    _layout: list[int]  # packed placements (pack_placement), in the order played
+    _played: int  # action bits of the tiles on this round's layout
+    _unmatched: list[int]  # per seat, bitmask of the values it could not match (R17)
+    _current: int  # the seat to decide; NO_CURRENT once the game is over
+    _legal: int  # action bits of its legal actions
+    _drawn: int  # tile just drawn that may be played or kept (R12), -1 if none
+    _round_index: int
+    _round_scores: list[list[int]]
+    _totals: list[int]
+    _over: bool
+    _winners: list[int]
+    _round_ends: list[tuple[int, int]]  # (RoundEnd, who went out or -1)
+    _round_tag: int  # the round's bits of an event code
+    _arms: int  # centre arms (R9)
+    _points: tuple[int, ...]  # R15 per tile
+    _round_hands: list[tuple[int, ...]]  # per finished round, each seat's hand bits at its end
+    _played_by: list[int]  # per seat, action bits of the tiles it placed this round
+    _draws: list[int]  # per seat, tiles drawn this round (R6 search draws included)
+    _void_at: list[bytearray]  # per seat and value: 1 + draws before its latest failure facing it
+    _round_start: int  # index in _events of the round's first entry
+
+
+class GameViews(GameState):
+    """The event log (:meth:`events`, :meth:`actions`, packed codes) and the one-read
+    :meth:`state_view`. The turn flow (:mod:`cf_env.engine.game`) appends to the log."""
+
+    __slots__ = ()
+
+    def _log(self, kind: int, p: int, payload: int) -> None:
+        self._events.append(kind | p << EV_PLAYER | payload << EV_PAYLOAD | self._round_tag)
+
+    def state_view(self) -> StateView:
+        return new_tuple(StateView, (
+            self._hands, self._played, self._current, -1 if self._over else self._drawn, self._pending, self._pending_value,
+            self._pending_role, self._unmatched, self._open_ends, self._hand_sizes, len(self._boneyard), self._round_index, self._totals,
+            self._played_by, self._draws, self._void_at))
+
+    def round_event_codes(self) -> np.ndarray:
+        return self.event_codes(self._round_start)
+
+    event_count = property(lambda self: len(self._events))
+
+    def event_codes(self, start: int = 0) -> np.ndarray:
+        return np.frombuffer(self._events, dtype=np.int32)[start:].copy()
+
+    def actions(self) -> list[int]:
+        out = []
+        play, draw = EventKind.PLAY, EventKind.DRAW
+        for v in self._events:
+            kind = v & 7
+            if kind == play:
+                out.append(v >> EV_PAYLOAD & 0x3FF)
+            elif kind == draw:
+                out.append(self._draw_action)
+            elif kind == EventKind.PASS:
+                out.append(self._pass_action)
+        return out
+
+
+class GameRecords(GameViews):
+    """A game's record (:meth:`to_record`; ``Game.from_record`` replays it), its deals as tile
+    indices, and copies: :meth:`clone`, pickling and ``copy.deepcopy``."""
+
+    __slots__ = ()
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "version": RECORD_VERSION,
+            "config": self.config.to_dict(),
+            "deals": [self._deal_json(r) for r in range(len(self._deals))],
+            "actions": self.actions(),
+        }
+
+    def _deal_json(self, r: int) -> dict[str, Any]:
+        return deal_to_json(*self.deal_tiles(r))
+
+    def deal_tiles(self, r: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+        return split_deal(self._deals[r], self.config)
+
+class GameLayout(GameState):
+    """:meth:`layout` (every placement in the order played), :meth:`placement_of` (where a play
+    would lie) and :meth:`open_end_nodes`."""
+
+    __slots__ = ()
+
+    def _coerce(self, action: Any) -> int:
+        try:
+            return as_index(action)
+        except TypeError:
+            raise IllegalActionError(f"an action must be an int id, got {action!r}") from None
+
+    def placement_of(self, action: int) -> Placement:
+        a = self._coerce(action)
+        if a < 0 or a >= self._draw_action or not self._legal >> a & 1:
+            raise IllegalActionError(f"action {action!r} is not a legal play now: no tile to place")
+        t = self._actions
+        m, x = t.match[a], t.expose[a]
+        layout = self._layout
+        if self._pending:
+            parent, role = self._pending_parent, self._pending_role
+            arm = (self._arms - self._pending) if role == R_ARM else (layout[parent] >> L_ARM & ARM_MASK) - 1
+        else:
+            parent = self._end_nodes[m][0]
+            arm = (layout[parent] >> L_ARM & ARM_MASK) - 1
+            role = R_DOUBLE if m == x else R_LINE
+        return Placement(m, x, parent, arm, Role(role), self._current)
+
+    def layout(self) -> list[Placement]:
+        return [unpack_placement(v) for v in self._layout]
+
+    def open_end_nodes(self) -> list[list[int]]:
+        return [list(nodes) for nodes in self._end_nodes]
+
+
+class ReferenceGame(GameRecords, GameLayout):
     """A whole Chicken Foot game (all rounds), stepped one decision at a time.
 
     Args:
@@ -136,8 +279,6 @@ class Game(GameRecords, GameLayout):
     # ------------------------------------------------------------------ round set-up (R4-R7)
 
     def _start_round(self) -> int:
-        """Deal, find and place the starting double; return the first player to decide,
-        or -1 if the holder went out by placing it (a 1-tile hand)."""
         cfg, t, n = self.config, self._actions, self._num_players
         r = self._round_index = self._round_index + 1
         scripted = self._scripted[r] if r < len(self._scripted) else None
@@ -209,8 +350,6 @@ class Game(GameRecords, GameLayout):
     # ------------------------------------------------------------------ turn flow
 
     def _advance(self, q: int) -> None:
-        """Hand the decision to player ``q`` (or end the round when ``q`` is -1 / the layout is
-        blocked), starting later rounds as needed."""
         while True:
             if q >= 0:
                 op = self._open_plays
@@ -238,7 +377,6 @@ class Game(GameRecords, GameLayout):
         self._drawn = -1
 
     def _finish_round(self) -> None:
-        """R14/R15: score the hands, log the end, and decide the game after the last round."""
         t = self._actions
         reason, out = self._round_ends[-1]
         points = self._points
@@ -255,13 +393,6 @@ class Game(GameRecords, GameLayout):
     # ------------------------------------------------------------------ the one mutating call
 
     def apply(self, action: int) -> int:
-        """Apply one decision of :attr:`current_player`; returns how many rounds have ended so far
-        (so a caller sees a round end as a change of the returned count).
-
-        Raises:
-            IllegalActionError: the action is not legal now (nothing changes).
-            GameOverError: the game has ended.
-        """
         a = action if type(action) is int else self._coerce(action)
         if a < 0 or not (self._legal >> a) & 1:
             self._reject(a)
@@ -274,7 +405,6 @@ class Game(GameRecords, GameLayout):
         return len(self._round_scores)
 
     def _play(self, p: int, a: int) -> None:
-        """R8-R10: player ``p`` plays action ``a``'s tile; then the next player's turn (R14 if out)."""
         t = self._actions
         bits = t.action_tile_bits[a]
         hands = self._hands
@@ -336,8 +466,6 @@ class Game(GameRecords, GameLayout):
             self._advance(q)
 
     def _draw_one(self, p: int) -> None:
-        """R12: player ``p`` draws; a playable tile may be played or kept, else the turn ends (or,
-        under ``until_playable``, ``p`` draws again while the boneyard lasts)."""
         t = self._actions
         tile = self._boneyard.pop()
         tbits = t.tile_bits[tile]
@@ -357,7 +485,6 @@ class Game(GameRecords, GameLayout):
             self._advance((p + 1) % self._num_players)
 
     def _pass_turn(self, p: int) -> None:
-        """PASS: ``p`` keeps the tile just drawn (R12) or has nothing to play with an empty boneyard (R13)."""
         kept = self._drawn >= 0
         if not kept:
             faced = self._unmatched[p] = (1 << self._pending_value) if self._pending else self._open_values
@@ -366,8 +493,6 @@ class Game(GameRecords, GameLayout):
         self._advance((p + 1) % self._num_players)
 
     def _fail(self, p: int, faced: int) -> None:
-        """Player ``p`` shows it holds no tile with the values of ``faced`` (a bitmask): record the
-        draw count at that moment for each of them (the v2 observation's ``void_draws``)."""
         at, d, v = self._void_at[p], self._draws[p] + 1, 0
         while faced:
             if faced & 1:
@@ -386,83 +511,36 @@ class Game(GameRecords, GameLayout):
 
     # ------------------------------------------------------------------ read-only views
 
-    @property
-    def num_players(self) -> int:
-        return self._num_players
+    num_players = property(lambda self: self._num_players)
 
-    @property
-    def current_player(self) -> int:
-        """Seat that must decide now; -1 once the game is over."""
-        return self._current
+    current_player = property(lambda self: self._current)
 
-    @property
-    def is_over(self) -> bool:
-        return self._over
+    is_over = property(lambda self: self._over)
 
-    @property
-    def legal_bits(self) -> int:
-        """Legal actions as an int whose bit ``a`` is set when action ``a`` is legal: the fast path
-        beside :meth:`legal_actions` (no list is built)."""
-        return self._legal
+    legal_bits = property(lambda self: self._legal)
 
     def legal_actions(self) -> list[int]:
-        """Sorted legal action ids of :attr:`current_player` (empty once the game is over)."""
         return self._actions.bits_to_actions(self._legal)
-
-    def legal_mask(self) -> list[int]:
-        """0/1 list of length ``NUM_ACTIONS``."""
-        legal = self._legal
-        return [(legal >> a) & 1 for a in range(self._actions.num_actions)]
 
     def is_legal(self, action: int) -> bool:
         return bit_set(self._legal, action)
 
-    @property
-    def round_index(self) -> int:
-        """0-based index of the round being played (of the last round once the game is over)."""
-        return self._round_index
-
-    @property
-    def starting_double(self) -> int:
-        """Pip value of this round's starting double (R5)."""
-        return self.config.max_pip - self._round_index
-
-    @property
-    def dealer(self) -> int:
-        """Dealer of this round (R6): ``round_index mod num_players``."""
-        return self._round_index % self._num_players
-
-    def turn(self) -> tuple[int, int]:
-        """``(current_player, legal_bits)`` in one call, for a caller's per-step path (the AEC env);
-        ``(-1, 0)`` once the game is over."""
-        return self._current, self._legal
+    round_index = property(lambda self: self._round_index)
 
     def hand(self, player: int) -> list[Tile]:
-        """The tiles in ``player``'s hand, sorted."""
         return [Tile.from_index(t) for t in self._actions.bits_to_tiles(self._hands[player])]
 
     def hand_bits(self, player: int) -> int:
-        """``player``'s hand as action bits (a tile {m, x} sets bits ``m*K+x`` and ``x*K+m``): the
-        fast path beside :meth:`hand`."""
         return self._hands[player]
 
-    @property
-    def hand_sizes(self) -> list[int]:
-        return list(self._hand_sizes)
+    hand_sizes = property(lambda self: list(self._hand_sizes))
 
-    @property
-    def boneyard_size(self) -> int:
-        return len(self._boneyard)
+    boneyard_size = property(lambda self: len(self._boneyard))
 
     def boneyard_tiles(self) -> list[int]:
-        """The tile indices left in the boneyard, sorted (hidden information; not their order)."""
         return sorted(self._boneyard)
 
     def hidden_tiles(self, seat: int) -> np.ndarray:
-        """What ``seat`` cannot see (hidden information, for a critic or a belief's labels, never
-        for a policy): ``(n * T,)`` float32 flags, the opponents' hands in seat order from the
-        seat's left (``n - 1`` rows of ``T``), then the boneyard's tiles; laid out as
-        :meth:`cf_env.vector.VectorGame.hidden_tiles`."""
         n, t = self._num_players, self.config.num_tiles
         out = np.zeros((n, t), np.float32)
         for i in range(1, n):
@@ -471,16 +549,9 @@ class Game(GameRecords, GameLayout):
         return out.reshape(n * t)
 
     def set_next_draw(self, tile: int) -> None:
-        """Put ``tile`` (a tile index; it must be in the boneyard) on top of the boneyard, so the
-        next draw takes it: for frameworks that model each draw as a chance outcome (the OpenSpiel
-        game). The round's deal in :meth:`to_record` is kept in step, so records still replay.
-
-        Raises:
-            DealError: the tile is not in the boneyard (nothing changes).
-        """
         bone = self._boneyard
         try:
-            j = bone.index(_as_index(tile))
+            j = bone.index(as_index(tile))
         except (ValueError, TypeError):
             raise DealError(f"tile {tile!r} is not in the boneyard; it holds {sorted(bone)}") from None
         top = len(bone) - 1
@@ -494,112 +565,53 @@ class Game(GameRecords, GameLayout):
             self._deals[-1] = bytes(deal)
             bone[j], bone[top] = bone[top], bone[j]
 
-    @property
-    def played_bits(self) -> int:
-        """Tiles on the layout this round, as action bits: the fast path beside :meth:`layout`."""
-        return self._played
+    played_bits = property(lambda self: self._played)
 
-    @property
-    def open_ends(self) -> list[int]:
-        """Open ends per pip value (the toes and centre arms still to fill are in :attr:`pending`)."""
-        return list(self._open_ends)
+    open_ends = property(lambda self: list(self._open_ends))
 
-    @property
-    def open_values(self) -> int:
-        """Bitmask of the pip values a play may match right now."""
-        return (1 << self._pending_value) if self._pending else self._open_values
+    open_values = property(lambda self: (1 << self._pending_value) if self._pending else self._open_values)
 
     @property
     def pending(self) -> Pending | None:
-        """The forced slots (R9 centre arms or R10 toes) that must be filled first, if any."""
         if not self._pending:
             return None
         return Pending(Role(self._pending_role), self._pending_value, self._pending)
 
-    @property
-    def drawn_tile(self) -> Tile | None:
-        """The tile just drawn by :attr:`current_player` that may be played or kept (R12)."""
-        return Tile.from_index(self._drawn) if self._drawn >= 0 and not self._over else None
+    drawn_tile = property(lambda self: Tile.from_index(self._drawn) if self._drawn >= 0 and not self._over else None)
 
     def unmatched(self, player: int) -> int:
-        """Bitmask of the pip values ``player`` could not match at its latest draw or forced pass
-        this round (public information, R17)."""
         return self._unmatched[player]
 
     def played_by(self, player: int) -> list[Tile]:
-        """The tiles ``player`` placed on this round's layout (the starting double included), sorted."""
         return [Tile.from_index(t) for t in self._actions.bits_to_tiles(self._played_by[player])]
 
     def draws(self, player: int) -> int:
-        """Tiles ``player`` drew from the boneyard this round (R6 search draws included; public)."""
         return self._draws[player]
 
     def void_draws(self, player: int) -> dict[int, int]:
-        """For each pip value ``player`` has failed to match this round (a draw or a forced pass
-        while it was open or forced), the tiles it has drawn since its latest such failure, the
-        failure's own draw included: 0 means it surely holds no tile with that value (public, R17)."""
         d = self._draws[player] + 1
         return {v: d - at for v, at in enumerate(self._void_at[player]) if at}
 
-    @property
-    def round_scores(self) -> list[list[int]]:
-        """Points of each finished round, seat order (R15)."""
-        return [list(s) for s in self._round_scores]
+    round_scores = property(lambda self: [list(s) for s in self._round_scores])
 
     @property
     def round_end_hands(self) -> list[list[list[Tile]]]:
-        """For each finished round, the tiles each seat held when it ended (what R15 scored),
-        seat order: a tile drawn on the round's last action included."""
         tiles = self._actions.bits_to_tiles
         return [[[Tile.from_index(i) for i in tiles(h)] for h in hands] for hands in self._round_hands]
 
-    @property
-    def rounds_finished(self) -> int:
-        return len(self._round_scores)
+    rounds_finished = property(lambda self: len(self._round_scores))
 
-    @property
-    def round_end_reasons(self) -> list[tuple[RoundEnd, int]]:
-        """For each finished round: how it ended and who went out (-1 when blocked)."""
-        return [(RoundEnd(r), p) for r, p in self._round_ends[: len(self._round_scores)]]
+    round_end_reasons = property(lambda self: [(RoundEnd(r), p) for r, p in self._round_ends[: len(self._round_scores)]])
 
-    @property
-    def totals(self) -> list[int]:
-        return list(self._totals)
+    totals = property(lambda self: list(self._totals))
 
-    @property
-    def winners(self) -> list[int]:
-        """Seats that share the win (R16); empty until the game is over."""
-        return list(self._winners)
+    winners = property(lambda self: list(self._winners))
 
     # ------------------------------------------------------------------ records and replay
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record made by :meth:`to_record`."""
-        if not isinstance(record, dict) or not {"config", "deals", "actions"} <= set(record):
-            raise RecordError("a game record is a dict with 'config', 'deals' and 'actions'")
-        if record.get("version", RECORD_VERSION) != RECORD_VERSION:
-            raise RecordError(f"record version {record.get('version')!r} is not {RECORD_VERSION}")
-        game = cls(RulesConfig.from_dict(record["config"]), deals=record["deals"])
-        game.apply_all(record["actions"])
-        return game
-
-    def rewound(self) -> Game:
-        """A new game of the same rules at its start, with this game's deals (every round dealt so
-        far) scripted: applying :meth:`actions` to it plays this game again. The same as
-        ``Game.from_record`` of :meth:`to_record` without the actions, but with no JSON to parse
-        (for code that follows finished games with every hand in view, such as the lab's ``lab.luck``)."""
-        return Game(self.config, deals=Dealt((self.deal_tiles(r) for r in range(len(self._deals))), self.config))
-
-    def apply_all(self, actions: Iterable[int]) -> None:
-        """Apply a sequence of actions; on an illegal one raises :class:`RecordError` naming its
-        position (the actions before it stay applied)."""
-        for i, a in enumerate(actions):
-            try:
-                self.apply(a)
-            except (IllegalActionError, GameOverError) as exc:
-                raise RecordError(f"action #{i} ({a!r}) does not replay: {exc}") from exc
-
-    def __repr__(self) -> str:
-        state = "over" if self._over else f"player {self._current} to move"
-        return f"<Game round {self._round_index + 1}/{self.config.rounds}, {state}, totals {self._totals}>"
+    def of(cls, game: Any) -> ReferenceGame:
+        reference = cls(game.config, deals=game.all_deals())
+        for action in game.actions():
+            reference.apply(action)
+        return reference
