@@ -197,14 +197,8 @@ class GameLayout(GameState):
 
     __slots__ = ()
 
-    def _coerce(self, action: Any) -> int:
-        try:
-            return as_index(action)
-        except TypeError:
-            raise IllegalActionError(f"an action must be an int id, got {action!r}") from None
-
     def placement_of(self, action: int) -> Placement:
-        a = self._coerce(action)
+        a = as_index(action)
         if a < 0 or a >= self._draw_action or not self._legal >> a & 1:
             raise IllegalActionError(f"action {action!r} is not a legal play now: no tile to place")
         t = self._actions
@@ -393,7 +387,7 @@ class ReferenceGame(GameRecords, GameLayout):
     # ------------------------------------------------------------------ the one mutating call
 
     def apply(self, action: int) -> int:
-        a = action if type(action) is int else self._coerce(action)
+        a = action if type(action) is int else as_index(action)
         if a < 0 or not (self._legal >> a) & 1:
             self._reject(a)
         if a < self._draw_action:

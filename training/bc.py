@@ -16,6 +16,7 @@ from agents import load
 from agents.torch_policy import ActorCritic
 from cf_env import RulesConfig, raw_env
 from training.config import NetworkTrainerConfig
+from training.run import descend
 
 __all__ = ["behaviour_clone", "discount_per_seat"]
 
@@ -78,10 +79,7 @@ def behaviour_clone(model: ActorCritic, optimizer: torch.optim.Optimizer, rules:
             ce = nn.functional.cross_entropy(logits, act[j])
             v = 0.5 * ((value - ret[j]) ** 2).mean()
             loss = ce + cfg.vf_coef * v
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-            optimizer.step()
+            descend(optimizer, loss, model, cfg.max_grad_norm)
             ce_hist.append(ce.item())
     with torch.no_grad():
         logits, _ = model(obs[:20000], mask[:20000])

@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from agents.checkpoint import atomic_write, model_payload, save_checkpoint
 from agents.torch_policy import ActorCritic, TorchAgent
@@ -49,7 +48,7 @@ from training.labels import (
     shard_paths,
     soft_targets,
 )
-from training.run import StopSignals, TrainingRun, load_weights
+from training.run import StopSignals, TrainingRun, descend, load_weights
 
 __all__ = ["DistillConfig", "DistillRun", "FitSettings", "PackedObs", "agreement", "choice_regret", "distill_run", "fit",
            "imitate", "label_rules", "read_shards", "save_model", "split_labels", "split_paths", "strength",
@@ -350,10 +349,7 @@ def fit(train: dict[str, Any], config: RulesConfig, settings: FitSettings | None
                 ce = -(per_label.mean() if weights is None else (weights[j] * per_label).mean())
                 v = 0.5 * ((value - ret[j]) ** 2).mean()
                 loss = ce + settings.vf_coef * v
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
-                optimizer.step()
+                descend(optimizer, loss, model, settings.max_grad_norm)
                 schedule.step()
                 ce_sum += ce.item()
                 v_sum += v.item()

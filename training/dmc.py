@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from training.config import DMCConfig
 from training.ppo import SelfPlayTrainer
+from training.run import descend
 
 __all__ = ["DMCTrainer", "dmc", "q_values"]
 
@@ -107,10 +107,7 @@ class DMCTrainer(SelfPlayTrainer):
                         logits, value = self.model(obs[j], mask[j])
                         q = q_values(logits, value, mask[j]).gather(1, action[j][:, None]).squeeze(1)
                     loss = 0.5 * ((q - target[j]) ** 2).mean()
-                    self.optimizer.zero_grad()
-                    loss.backward()
-                    nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-                    self.optimizer.step()
+                    descend(self.optimizer, loss, self.model, cfg.max_grad_norm)
                     stats["q_loss"].append(loss.item())
                     stats["q_mean"].append(q.mean().item())
         out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}

@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from agents import load
 from agents.base import needs_history
@@ -46,7 +45,7 @@ from cf_env import RulesConfig, raw_env
 from training.config import ExpertConfig
 from training.evaluate import warm_up, win_rates
 from training.labels import collect_labels, collect_labels_env, load_teacher, soft_targets
-from training.run import NetworkRun, StopSignals
+from training.run import NetworkRun, StopSignals, descend
 from training.workers import WorkerPool, worker_state
 
 __all__ = ["ExpertConfig", "ExpertTrainer", "expert_iteration"]
@@ -170,10 +169,7 @@ class ExpertTrainer(NetworkRun):
                 ce = -(target[j] * logp).sum(-1).mean()
                 v = 0.5 * ((value - ret[j]) ** 2).mean()
                 loss = ce + cfg.vf_coef * v
-                self.optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
+                descend(self.optimizer, loss, self.model, cfg.max_grad_norm)
                 ce_hist.append(ce.item())
                 v_hist.append(v.item())
         self.model.eval()

@@ -12,29 +12,17 @@ from pathlib import Path
 import numpy as np
 
 from cf_env import Game
-from cf_env.engine import EventKind, RoundEnd, RulesConfig, action_to_string
+from cf_env.demo import describe, play_demo
+from cf_env.engine import RulesConfig
 
 GOLDEN = Path(__file__).parent / "golden" / "game_default_seed2026.txt"
 SEED = 2026
 
 
 def transcript(game: Game) -> str:
-    lines = [f"# config {game.config.to_dict()}; Game seed {SEED}; random legal moves from default_rng({SEED})"]
-    scores = iter(game.round_scores)
-    for e in game.events():
-        if e.kind == EventKind.SEARCH_DRAW:
-            lines.append(f"r{e.round} p{e.player} search-draw {e.tile}")
-        elif e.kind == EventKind.START:
-            lines.append(f"r{e.round} p{e.player} start {e.tile}")
-        elif e.kind == EventKind.DRAW:
-            lines.append(f"r{e.round} p{e.player} draw {e.tile}")
-        elif e.kind in (EventKind.PLAY, EventKind.PASS):
-            lines.append(f"r{e.round} p{e.player} {action_to_string(e.action, game.config.max_pip)}")
-        else:
-            lines.append(f"r{e.round} end {RoundEnd(e.detail).name} p{e.player} scores {next(scores)}")
-    lines.append(f"totals {game.totals}")
-    lines.append(f"winners {game.winners}")
-    return "\n".join(lines) + "\n"
+    """Every event, each round's points, the totals and the winners (``chickenfoot demo``'s lines)."""
+    header = f"# config {game.config.to_dict()}; Game seed {SEED}; random legal moves from default_rng({SEED})"
+    return "\n".join([header, *describe(game)]) + "\n"
 
 
 def play_golden_game() -> Game:
@@ -51,6 +39,10 @@ def test_golden_transcript():
     if os.environ.get("CF_REGEN_GOLDEN"):
         GOLDEN.write_text(text)
     assert GOLDEN.read_text() == text
+
+
+def test_the_demo_plays_the_golden_game():
+    assert play_demo(RulesConfig(), SEED) == describe(play_golden_game())
 
 
 def test_golden_record_replays():
