@@ -28,6 +28,7 @@ round, drawn from ``seed``'s generator in round order (as the env's ``reset`` de
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from functools import cache
 from operator import index as as_index
@@ -87,7 +88,7 @@ class Game:
         self.core = core
         self._state = core.state
         self._t = action_table(core.config.max_pip)
-        self._events: list[int] = []  # the whole game's event log, packed (unpack_event)
+        self._events = array("i")  # the whole game's event log, packed (unpack_event)
         self._round_start = 0  # index in _events of the round in play's first entry
         self._layout: list[Placement] = []  # this round's placements, in the order played
         self._end_nodes: list[list[int]] = []  # per pip value, the layout indices whose free end shows it, oldest first
@@ -417,7 +418,7 @@ class Game:
         reads one), the payload an action (PLAY), a tile (DRAW, SEARCH_DRAW, START), 1 for a PASS
         that keeps a drawn tile, or the RoundEnd reason; unfiltered: they hold hidden tiles, for
         callers with every hand in view (the lab's luck-corrected evaluation)."""
-        return np.array(self._events[start:], np.int32)
+        return np.frombuffer(self._events, np.int32)[start:].copy()
 
     def round_events(self, observer: int | None = None) -> list[Event]:
         """:meth:`events` of the round in play (of the last round once the game is over)."""
@@ -433,7 +434,7 @@ class Game:
         view the keeping PASS is left out; in the drawer's view it stays, with ``detail`` 1."""
         return self._decode_events(self._events, observer)
 
-    def _decode_events(self, raw: list[int], observer: int | None) -> list[Event]:
+    def _decode_events(self, raw: Iterable[int], observer: int | None) -> list[Event]:
         out = []
         for v in raw:
             kind = EventKind(v & 7)
@@ -516,7 +517,7 @@ class Game:
         """An independent copy (for search agents); the copy shares no mutable state."""
         new = Game.__new__(Game)
         new._bind(self.core.copy())
-        new._events = list(self._events)
+        new._events = array("i", self._events)
         new._round_start = self._round_start
         new._layout = list(self._layout)
         new._end_nodes = [list(nodes) for nodes in self._end_nodes]
