@@ -16,7 +16,7 @@ from agents import load
 from agents.torch_policy import ActorCritic
 from cf_env import RulesConfig, raw_env
 from training.config import NetworkTrainerConfig
-from training.run import descend
+from training.optim import descend
 
 __all__ = ["behaviour_clone", "discount_per_seat"]
 

@@ -48,7 +48,8 @@ from training.labels import (
     shard_paths,
     soft_targets,
 )
-from training.run import StopSignals, TrainingRun, descend, load_weights
+from training.optim import descend
+from training.run import StopSignals, TrainingRun, load_weights
 
 __all__ = ["DistillConfig", "DistillRun", "FitSettings", "PackedObs", "agreement", "choice_regret", "distill_run", "fit",
            "imitate", "label_rules", "read_shards", "save_model", "split_labels", "split_paths", "strength",

@@ -39,8 +39,8 @@ import numpy as np
 import torch
 
 from training.config import DMCConfig
+from training.optim import descend
 from training.ppo import SelfPlayTrainer
-from training.run import descend
 
 __all__ = ["DMCTrainer", "dmc", "q_values"]
 

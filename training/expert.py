@@ -45,7 +45,8 @@ from cf_env import RulesConfig, raw_env
 from training.config import ExpertConfig
 from training.evaluate import warm_up, win_rates
 from training.labels import collect_labels, collect_labels_env, load_teacher, soft_targets
-from training.run import NetworkRun, StopSignals, descend
+from training.optim import descend
+from training.run import NetworkRun, StopSignals
 from training.workers import WorkerPool, worker_state
 
 __all__ = ["ExpertConfig", "ExpertTrainer", "expert_iteration"]

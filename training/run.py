@@ -51,8 +51,7 @@ from agents.torch_policy import ActorCritic, resolve_device
 from cf_env import ObservationEncoder, RulesConfig
 from training.config import NetworkTrainerConfig, RunConfig, TrainConfigError
 
-__all__ = ["NetworkRun", "RunCompleteError", "RunExistsError", "StopSignals", "TrainingRun", "claim_run_dir", "descend",
-           "jsonable", "load_weights"]
+__all__ = ["NetworkRun", "RunCompleteError", "RunExistsError", "StopSignals", "TrainingRun", "claim_run_dir", "jsonable", "load_weights"]
 
 
 class RunExistsError(TrainConfigError):
@@ -86,15 +85,6 @@ def jsonable(state: Any) -> Any:
     if isinstance(state, np.integer):
         return int(state)
     return state
-
-
-def descend(optimizer: torch.optim.Optimizer, loss: torch.Tensor, module: torch.nn.Module, max_grad_norm: float) -> None:
-    """One gradient step on ``loss``: clear the gradients, backpropagate, clip ``module``'s
-    gradient norm to ``max_grad_norm``, step ``optimizer`` (every fit's inner loop)."""
-    optimizer.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(module.parameters(), max_grad_norm)
-    optimizer.step()
 
 
 def load_weights(model: ActorCritic, rules: RulesConfig, spec: str) -> None:
