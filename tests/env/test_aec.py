@@ -12,7 +12,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 import cf_env
 from cf_env import Game, GameEncoder, ObservationEncoder, ResetNeededError, env, raw_env
 from cf_env.engine import ConfigError, EventKind, IllegalActionError, RulesConfig, Tile, string_to_action
-from tests.scripted import deal
+from tests.reference_engine import ReferenceGame as ReferenceEngine
+from tests.reference_rules import ReferenceGame
+from tests.scripted import deal, swap_held_tiles
 
 CONFIGS = [
     {},
@@ -376,6 +378,182 @@ def test_memory_blocks_follow_the_public_events(kwargs):
 
 # ---------------------------------------------------------------- against the reference rules
 
+@pytest.mark.parametrize("kwargs", CONFIGS + [{"num_players": 8, "max_pip": 15, "hand_size": 9, "rounds": 2}])
+def test_masks_and_scores_match_reference_move_by_move(kwargs):
+    e = env(**kwargs)
+    config = e.config
+    for seed in range(3):
+        game = Game(config, seed=seed)  # only to draw full deals for every round
+        rng = np.random.default_rng(seed)
+        while not game.is_over:
+            game.apply(game.legal_actions()[int(rng.integers(len(game.legal_actions())))])
+        deals = game.to_record()["deals"]
+        ref = ReferenceGame(**config.to_dict(), deals=deals)
+        e.reset(options={"deals": deals})
+        for agent in e.agent_iter():
+            obs, _, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            assert agent == f"player_{ref.player}"
+            assert set(np.flatnonzero(obs["action_mask"]).tolist()) == ref.legal()
+            action = sorted(ref.legal())[int(rng.integers(len(ref.legal())))]
+            ref.step(action)
+            e.step(action)
+        assert ref.over
+        assert ref.round_scores == e.game.round_scores
+        assert ref.winners == e.game.winners
+
+
+# ---------------------------------------------------------------- declared spaces and misuse
+
+LARGE = [{"num_players": 2, "max_pip": 18, "hand_size": 7, "rounds": 2},
+         {"num_players": 8, "max_pip": 15, "hand_size": 7, "rounds": 2}]
+
+
+@pytest.mark.parametrize("kwargs", LARGE, ids=["d18p2", "d15p8"])
+def test_pettingzoo_api_on_large_sets(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(env(**kwargs), num_cycles=1000)
+
+
+@pytest.mark.parametrize("kwargs", LARGE + [{}, {"num_players": 3, "max_pip": 4, "hand_size": 3, "center_arms": 3}],
+                         ids=["d18p2", "d15p8", "default", "d4p3"])
+def test_every_observation_lies_in_the_declared_space(kwargs):
+    e = env(**kwargs)
+    space = e.observation_space("player_0")["observation"]
+    low, high = e.encoder.bounds()
+    np.testing.assert_array_equal(space.low, low)
+    np.testing.assert_array_equal(space.high, high)
+    rng = np.random.default_rng(0)
+    for seed in range(4):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            assert space.contains(obs["observation"]), (agent, obs["observation"][obs["observation"] > high])
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_step_and_last_after_every_agent_is_done_say_the_game_is_over():
+    e = env(num_players=2, max_pip=4, hand_size=3, rounds=1, center_arms=2)
+    e.reset(seed=0)
+    for _ in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert e.agents == []
+    with pytest.raises(cf_env.GameOverError, match="call reset"):
+        e.step(None)
+    with pytest.raises(cf_env.GameOverError, match="call reset"):
+        e.last()
+    with pytest.raises(ResetNeededError):
+        env().last()
+    with pytest.raises(cf_env.AgentNameError, match="player_0"):
+        e.observe("player_9")
+
+
+def test_reset_options_are_checked():
+    e = env(num_players=2, max_pip=6)
+    e.reset(seed=3)
+    before = e.game.to_record()
+    with pytest.raises(ConfigError, match=r"'deal' \(did you mean 'deals'\?\).*\['deals'\]"):
+        e.reset(seed=4, options={"deal": []})
+    with pytest.raises(ConfigError, match=r"mapping.*\['deals'\]"):
+        e.reset(seed=4, options=[("deals", [])])
+    assert e.game.to_record() == before  # a refused reset changes nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e.reset(seed=4, options={"other": 1})  # ignored, as Gymnasium's envs ignore options they do not use
+    # fewer deals than rounds: the rest are dealt from the seed
+    d = Game(e.config, seed=9).to_record()["deals"][:1]
+    e.reset(seed=5, options={"deals": d})
+    assert e.game.to_record()["deals"][0] == d[0]
+
+
+# ---------------------------------------------------------------- the history entry
+
+@pytest.mark.parametrize("kwargs", [{}, {"num_players": 2}, {"num_players": 3, "draw_rule": "until_playable"},
+                                    {"num_players": 4, "max_pip": 4, "hand_size": 3, "center_arms": 3}],
+                         ids=["p4", "p2", "p3-until", "d4p4"])
+def test_history_is_the_round_events_each_seat_may_see(kwargs):
+    """history=True: the entry equals Game.round_events(observer) row by row (the compiled
+    reader against the engine's own R17 filter), it is padded with -1, it never outgrows
+    history_length(), and it lies in the declared space."""
+    e = env(history=True, **kwargs)
+    n = e.config.num_players
+    space = e.observation_space("player_0")["history"]
+    rng = np.random.default_rng(2)
+    longest = 0
+    for seed in range(4):
+        e.reset(seed=seed)
+        game = e.game  # a copy, which follows the env's game: each action is applied to both
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            seat = e.agent_name_mapping[agent]
+            hist = obs["history"]
+            assert hist.dtype == np.int16 and space.contains(hist)
+            expected = [ev for ev in game.round_events(seat) if ev.kind != EventKind.ROUND_END]
+            rows = [[(ev.player - seat) % n, int(ev.kind), -1 if ev.action is None else ev.action,
+                     -1 if ev.tile is None else ev.tile.index] for ev in expected]
+            assert hist[: len(rows)].tolist() == rows
+            assert (hist[len(rows):] == -1).all()
+            longest = max(longest, len(rows))
+            action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            e.step(action)
+            if action is not None:
+                game.apply(action)
+    assert 0 < longest <= e.encoder.history_length()
+
+
+def test_history_off_by_default_and_checked():
+    assert "history" not in env().observation_space("player_0").spaces
+    e = env()
+    e.reset(seed=0)
+    assert set(e.observe("player_0")) == {"observation", "action_mask"}
+    with pytest.raises(ConfigError, match="history must be True or False"):
+        env(history="yes")
+
+
+def test_history_hides_what_the_observation_hides():
+    """Opponents 1 and 2 trade tiles they still hold, and the game is replayed from the deal with
+    the same moves: seats 0 and 3 see the same observation and the same history; the traders
+    see the change (their hands), and a draw's tile only in the drawer's own history."""
+    config = RulesConfig(num_players=4, rounds=1)
+    checked = 0
+    for seed in range(30):
+        game = Game(config, seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(25):
+            if game.is_over:
+                break
+            game.apply(int(rng.choice(game.legal_actions())))
+        if game.is_over or not any(ev.kind == EventKind.DRAW for ev in game.round_events()):
+            continue
+        hands = game.to_record()["deals"][0]["hands"]
+        a = next((t for t in hands[1] if Tile.of(*t) in game.hand(1)), None)
+        b = next((t for t in hands[2] if Tile.of(*t) in game.hand(2)), None)
+        swapped = None if a is None or b is None else swap_held_tiles(game, a, b)
+        if swapped is None:
+            continue
+        envs = []
+        for g in (game, swapped):
+            e = env(history=True, config=config)
+            e.reset_to_game(g)
+            envs.append(e)
+        for seat in (0, 3):
+            o1, o2 = (e.observe(f"player_{seat}") for e in envs)
+            np.testing.assert_array_equal(o1["observation"], o2["observation"])
+            np.testing.assert_array_equal(o1["history"], o2["history"])
+            drawn = o1["history"][o1["history"][:, 1] == int(EventKind.DRAW)]
+            assert (drawn[drawn[:, 0] != 0, 3] == -1).all()  # others' draws: no tile
+        assert not np.array_equal(envs[0].observe("player_1")["observation"],
+                                  envs[1].observe("player_1")["observation"])
+        checked += 1
+        if checked >= 3:
+            break
+    assert checked >= 3
+
+
 @pytest.mark.parametrize("kwargs", CONFIGS + [{"num_players": 8, "max_pip": 15, "hand_size": 9, "rounds": 2},
                                               {"num_players": 3, "max_pip": 3, "hand_size": 1, "center_arms": 3}])
 def test_a_game_read_through_the_compiled_engine_equals_the_encoder_built_from_the_reference(kwargs):
@@ -386,14 +564,13 @@ def test_a_game_read_through_the_compiled_engine_equals_the_encoder_built_from_t
     bit for bit; so do the game's whole event log, the layout's geometry and the hands at each
     round's end."""
     from tests.env.reference_observation import ReferenceEncoder
-    from tests.reference_engine import ReferenceGame
 
     config = RulesConfig(**{"rounds": 4, **{k: v for k, v in kwargs.items() if k != "reward"}})
     encoders = [(GameEncoder(config, version=v), ReferenceEncoder(config, version=v)) for v in (1, 2)]
     n = config.num_players
     for seed in range(3):
         rng = np.random.default_rng(seed)
-        game, reference = Game(config, seed=seed), ReferenceGame(config, seed=seed)
+        game, reference = Game(config, seed=seed), ReferenceEngine(config, seed=seed)
         step = 0
         while True:
             read = game.clone() if step == 7 else game
@@ -427,12 +604,11 @@ def test_the_encoder_reads_a_game_whose_next_draw_was_chosen():
     read at every decision, equals the independent encoder over the reference engine given the
     same choices; a game of other rules is refused."""
     from tests.env.reference_observation import ReferenceEncoder
-    from tests.reference_engine import ReferenceGame
 
     config = RulesConfig(num_players=3, max_pip=6, hand_size=5, rounds=3)
     encoder, reference_encoder = GameEncoder(config), ReferenceEncoder(config)
     rng = np.random.default_rng(4)
-    game, reference = Game(config, seed=5), ReferenceGame(config, seed=5)
+    game, reference = Game(config, seed=5), ReferenceEngine(config, seed=5)
     chosen = 0
     while not game.is_over:
         for seat in range(config.num_players):
