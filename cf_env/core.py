@@ -30,7 +30,7 @@ from numba.experimental import structref
 
 from cf_env.engine import RulesConfig, validate_deals
 from cf_env.engine.records import Dealt, deal_order, split_deal
-from cf_env.engine.state import K_DRAW, K_PASS, K_PLAY, K_START, EventKind
+from cf_env.engine.state import K_DRAW, K_PASS, K_PLAY, K_SEARCH_DRAW, K_START
 from cf_env.engine.table import table_layout
 from cf_env.observation import ObservationEncoder
 from cf_env.vector import (
@@ -55,7 +55,6 @@ __all__ = ["SEAT_BITS", "SEAT_MASK", "CoreGame"]
 SEAT_BITS = 10  #: the status word's low bits hold ``current_player + 1``
 SEAT_MASK = (1 << SEAT_BITS) - 1
 _NO_DRAWS = np.random.default_rng(0)  # the generator of a reset whose every round is scripted (never drawn)
-K_SEARCH_DRAW = int(EventKind.SEARCH_DRAW)
 
 
 @structref.register

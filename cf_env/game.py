@@ -41,12 +41,27 @@ from cf_env.engine.actions import Tile, action_table, bit_set
 from cf_env.engine.config import RulesConfig
 from cf_env.engine.errors import ConfigError, DealError, GameOverError, IllegalActionError, RecordError
 from cf_env.engine.records import RECORD_VERSION, Dealt, deal_to_json, split_deal
-from cf_env.engine.state import EV_PAYLOAD, EV_PLAYER, EV_ROUND, Event, EventKind, Pending, Placement, Role, RoundEnd
+from cf_env.engine.state import (
+    EV_PAYLOAD,
+    EV_PLAYER,
+    EV_ROUND,
+    K_DRAW,
+    K_PASS,
+    K_PLAY,
+    K_ROUND_END,
+    K_SEARCH_DRAW,
+    K_START,
+    Event,
+    EventKind,
+    Pending,
+    Placement,
+    Role,
+    RoundEnd,
+)
 from cf_env.observation import ObservationEncoder
 
 __all__ = ["Game", "GameEncoder"]
 
-K_SEARCH_DRAW, K_START, K_PLAY, K_DRAW, K_PASS, K_ROUND_END = (int(k) for k in EventKind)
 
 
 @cache
@@ -497,9 +512,7 @@ class Game:
             raise RecordError("a game record is a dict with 'config', 'deals' and 'actions'")
         if record.get("version", RECORD_VERSION) != RECORD_VERSION:
             raise RecordError(f"record version {record.get('version')!r} is not {RECORD_VERSION}")
-        game = cls(RulesConfig.from_dict(record["config"]), deals=record["deals"])
-        game.apply_all(record["actions"])
-        return game
+        return cls.replay(RulesConfig.from_dict(record["config"]), record["deals"], record["actions"])
 
     @classmethod
     def replay(cls, config: RulesConfig, deals: Sequence[Any], actions: Iterable[int]) -> Game:

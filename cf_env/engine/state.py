@@ -85,4 +85,4 @@ def unpack_event(code: int) -> tuple[int, int, int, int]:
 
 
 TOES_PER_DOUBLE = 3  #: R10: the toe slots a double opens
-K_PLAY, K_DRAW, K_PASS, K_START = int(EventKind.PLAY), int(EventKind.DRAW), int(EventKind.PASS), int(EventKind.START)
+K_SEARCH_DRAW, K_START, K_PLAY, K_DRAW, K_PASS, K_ROUND_END = (int(k) for k in EventKind)  #: the kinds as plain ints
