@@ -51,9 +51,9 @@ from cf_env import ConfigError, ObservationEncoder, action_table
 from cf_env.engine import Role
 from cf_env.vector import State, copy_game
 
-__all__ = ["DEAL_TRIES", "INFER_MODES", "Scratch", "SampledWorlds", "World", "WorldSampler", "deal_hidden", "deal_once",
-           "belief_log_likelihood", "dealing_order", "new_scratch", "randint", "read_observation", "sample_worlds",
-           "uniform"]
+__all__ = ["DEAL_TRIES", "INFER_MODES", "Scratch", "SampledWorlds", "World", "WorldSampler", "belief_log_likelihood",
+           "deal_hidden", "deal_once", "deal_pool", "dealing_order", "new_scratch", "randint", "read_observation",
+           "sample_worlds", "uniform"]
 
 DEAL_TRIES = 16  #: shuffles a world may take to meet every opponent's inferred constraints
 
@@ -94,7 +94,7 @@ class Scratch(NamedTuple):
 
     rs: np.ndarray  #: (1,) uint64 the xorshift64* state
     perm: np.ndarray  #: (T,) int64 the shuffle
-    taken: np.ndarray  #: (T,) uint8 which shuffled tiles are dealt
+    taken: np.ndarray  #: (T,) int64 which seat took each shuffled tile (1 + seat; 0: the boneyard)
     vals: np.ndarray  #: (n,) float64 each seat's value of a finished round
     held: np.ndarray  #: (n, T) uint8 hands walked back through the round (policy inference)
     row: np.ndarray  #: (D,) float32 an opponent's observation at an earlier play
@@ -106,7 +106,7 @@ class Scratch(NamedTuple):
 
 def new_scratch(num_players: int, num_tiles: int, obs_size: int = 1, k: int = 1) -> Scratch:
     n, t = num_players, num_tiles
-    return Scratch(np.ones(1, np.uint64), np.zeros(t, np.int64), np.zeros(t, np.uint8), np.zeros(n, np.float64),
+    return Scratch(np.ones(1, np.uint64), np.zeros(t, np.int64), np.zeros(t, np.int64), np.zeros(n, np.float64),
                    np.zeros((n, t), np.uint8), np.zeros(obs_size, np.float32), np.zeros(k * k, np.int64),
                    np.zeros(k * k, np.float64), np.zeros((n, t), np.uint8), np.zeros(t, np.int64))
 
@@ -164,14 +164,35 @@ def belief_log_likelihood(s, b, world):
 
 @njit(cache=True)
 def deal_once(s, b, world, scratch):
-    """One world into game ``b`` of state ``s``: ``world.pool`` shuffled into the hands of the
-    seats in ``world.order`` (``world.sizes`` tiles each, avoiding their ``forbid`` tiles except
-    for one kept tile with probability ``world.keep``) and then the boneyard (its last ``bone_n``
-    positions). When a seat runs out of allowed tiles the deal starts again with a new shuffle;
-    after ``DEAL_TRIES`` tries the last one stands with the constraints relaxed where they fail."""
-    pool, forbid, rs, perm, taken = world.pool, world.forbid, scratch.rs, scratch.perm, scratch.taken
+    """One world into game ``b`` of state ``s``: ``world.pool`` dealt by :func:`deal_pool` into the
+    hands of the seats in ``world.order`` (``world.sizes`` tiles each, avoiding their ``forbid``
+    tiles except for one kept tile with probability ``world.keep``), the rest into the boneyard
+    (its last ``bone_n`` positions)."""
+    deal_pool(world.pool, world.sizes, world.forbid, world.order, world.keep, scratch.rs, scratch.perm, scratch.taken)
+    for idx in range(world.order.shape[0]):
+        s.hand[b, world.order[idx]] = 0
+    pos = s.hand.shape[2] - world.bone_n
+    for i in range(world.pool.shape[0]):
+        if scratch.taken[i]:
+            s.hand[b, scratch.taken[i] - 1, scratch.perm[i]] = 1
+        else:
+            s.bone[b, pos] = scratch.perm[i]
+            pos += 1
+
+
+@njit(cache=True)
+def deal_pool(pool, sizes, forbid, order, keep, rs, perm, taken):
+    """Deal the hidden tiles ``pool`` to groups under constraints, the one dealing every world
+    sampler here uses (the search's worlds, :func:`deal_once`; OpenSpiel's resampler,
+    :func:`agents.spiel.resampler`). ``pool`` is shuffled into ``perm`` (xorshift state ``rs``),
+    then each group ``g`` in ``order`` takes the first ``sizes[g]`` shuffled tiles that are not
+    ``forbid[g]`` (with probability ``keep``, first one forbidden tile: a kept playable draw).
+    ``taken[i]`` is ``1 + g`` for the group that took ``perm[i]``, 0 for a tile left over. When a
+    group runs out of allowed tiles the deal starts again with a new shuffle; after
+    ``DEAL_TRIES`` tries the last one stands with the constraints relaxed where they fail, and
+    the function returns True (False: every constraint holds)."""
     m = pool.shape[0]
-    t_count = s.hand.shape[2]
+    relaxed = False
     for _attempt in range(DEAL_TRIES):
         for i in range(m):
             perm[i] = pool[i]
@@ -182,40 +203,31 @@ def deal_once(s, b, world, scratch):
             perm[i] = perm[j]
             perm[j] = tmp
         relaxed = False
-        for idx in range(world.order.shape[0]):
-            p = world.order[idx]
-            for t in range(t_count):
-                s.hand[b, p, t] = 0
-            need = world.sizes[p]
-            if world.keep > 0.0 and uniform(rs) < world.keep:
+        for idx in range(order.shape[0]):
+            g = order[idx]
+            need = sizes[g]
+            if keep > 0.0 and uniform(rs) < keep:
                 for i in range(m):
-                    if not taken[i] and forbid[p, perm[i]]:
-                        taken[i] = 1
-                        s.hand[b, p, perm[i]] = 1
+                    if not taken[i] and forbid[g, perm[i]]:
+                        taken[i] = g + 1
                         need -= 1
                         break
             for i in range(m):
                 if need == 0:
                     break
-                if not taken[i] and not forbid[p, perm[i]]:
-                    taken[i] = 1
-                    s.hand[b, p, perm[i]] = 1
+                if not taken[i] and not forbid[g, perm[i]]:
+                    taken[i] = g + 1
                     need -= 1
-            for i in range(m):  # the constraints do not all hold in this deal: relax them for this seat
+            for i in range(m):  # the constraints do not all hold in this deal: relax them for this group
                 if need == 0:
                     break
                 if not taken[i]:
                     relaxed = True
-                    taken[i] = 1
-                    s.hand[b, p, perm[i]] = 1
+                    taken[i] = g + 1
                     need -= 1
         if not relaxed:
             break
-    pos = t_count - world.bone_n
-    for i in range(m):
-        if not taken[i]:
-            s.bone[b, pos] = perm[i]
-            pos += 1
+    return relaxed
 
 
 def read_observation(obs: np.ndarray, mask: np.ndarray, encoder: ObservationEncoder, state: State,

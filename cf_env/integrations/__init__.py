@@ -4,8 +4,8 @@ Each module imports its framework at import time, so import only the one you use
 
 - :mod:`cf_env.integrations.rllib` — RLlib's ``MultiAgentEnv`` (new API stack), extra ``rllib``.
 - :mod:`cf_env.integrations.tianshou` — Tianshou 2.x's PettingZoo env, extra ``tianshou``.
-- :mod:`cf_env.integrations.openspiel` — the OpenSpiel game ``python_chicken_foot`` and its ISMCTS
-  resampler, extra ``openspiel`` (project agents as OpenSpiel bots and back: :mod:`agents.spiel`).
+- :mod:`cf_env.integrations.openspiel` — the OpenSpiel game ``python_chicken_foot``, extra
+  ``openspiel`` (project agents as OpenSpiel bots and back, and ISMCTS's resampler: :mod:`agents.spiel`).
 
 TorchRL needs no adapter either: ``training/torchrl_ppo.py`` wraps ``raw_env`` in TorchRL's own
 ``PettingZooWrapper`` (one group, acting-seat mask), extra ``torchrl``. Each framework's pieces:

@@ -9,13 +9,13 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import agents  # noqa: E402
-from agents.spiel import AgentBot, BotAgent  # noqa: E402
+from agents.spiel import AgentBot, BotAgent, resampler  # noqa: E402
 from cf_env import RulesConfig, raw_env  # noqa: E402
 from cf_env.integrations.openspiel import (  # noqa: E402
     GAME_NAME,
+    ChickenFootState,
     game_from_rules,
     max_game_length,
-    resampler,
     rules_from_params,
     state_from_game,
 )
@@ -116,6 +116,25 @@ def test_state_from_game_rebuilds_an_engine_game():
             assert state.legal_actions() == env.game.legal_actions()
             np.testing.assert_array_equal(state.observation_vector(seat), env.observe(env.agent_selection)["observation"])
         env.step(heuristic.act(env.observe(env.agent_selection), rng))
+
+
+def test_a_state_from_its_engine_is_the_state_reached_through_the_chance_nodes():
+    rules = RulesConfig(num_players=3, max_pip=6, rounds=2)
+    game = game_from_rules(rules)
+    checked = 0
+    for state in _random_playthrough(game, np.random.default_rng(5)):  # every decision, then the end
+        direct = ChickenFootState.from_engine(game, state.engine.clone())
+        assert direct.is_terminal() == state.is_terminal() and direct.deals() == state.deals()
+        assert direct.current_player() == state.current_player()
+        assert direct.legal_actions() == state.legal_actions()
+        for seat in range(3):
+            assert direct.information_state_string(seat) == state.information_state_string(seat)
+            np.testing.assert_array_equal(direct.information_state_tensor(seat), state.information_state_tensor(seat))
+        checked += 1
+    assert checked > 40 and state.is_terminal()
+    assert ChickenFootState.from_engine(game, state.engine.clone()).returns() == state.returns()
+    with pytest.raises(ValueError, match="rules"):
+        ChickenFootState.from_engine(game_from_rules(RulesConfig(num_players=2, max_pip=6)), state.engine)
 
 
 def test_resampler_keeps_the_information_state_and_redraws_the_hidden_tiles():
