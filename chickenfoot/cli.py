@@ -139,6 +139,27 @@ def _run_options(config_cls: str, example: str, resume_keeps: str) -> Callable[[
     )
 
 
+def _arena_options(result: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The last options of the commands that play deal sets to a ``result`` (compare, ladder):
+    --workers, --address, --json and --no-progress."""
+    return option_group(
+        click.option("--workers", type=click.IntRange(min=1), default=None,
+                     help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU]."),
+        click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT."),
+        click.option("--json", "json_path", type=click.Path(dir_okay=False), help=f"Write the {result} as JSON."),
+        click.option("--no-progress", is_flag=True, help="No progress bar."),
+    )
+
+
+#: --players, --max-pip and --rounds with the default rules' values (demo, labels collect)
+_table_options = option_group(
+    click.option("--players", type=click.IntRange(min=2), default=4, show_default=True, help="Players at the table."),
+    click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True,
+                 help="Double-N set: the highest pip."),
+    click.option("--rounds", type=click.IntRange(min=1), default=None, help="Rounds per game [default: the full game]."),
+)
+
+
 #: the options of the self-play trainers (train, dmc) after _run_options
 _self_play_options = option_group(
     click.option("--init-checkpoint", default=None,
@@ -153,9 +174,7 @@ _self_play_options = option_group(
 @main.command()
 @_run_options("PPOConfig", "default or smoke", "weights, optimizer, step count, pool")
 @_self_play_options
-def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
-          init_checkpoint: str | None, total_steps: int | None, time_limit_minutes: float | None,
-          device: str | None, no_progress: bool) -> None:
+def train(config_path: str, resume: bool, overwrite: bool, no_progress: bool, **overrides: Any) -> None:
     """Self-play PPO with an opponent pool; writes checkpoints and TensorBoard logs.
 
     Ctrl-C or SIGTERM stops after the current update, writes a checkpoint and prints the command
@@ -164,17 +183,14 @@ def train(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None,
     from training.ppo import train as run_training
 
     summary, resume_command = _train(run_training, PPOConfig, "train", config_path, resume, overwrite, no_progress,
-                     {"runs_dir": runs_dir, "run_name": run_name, "init_checkpoint": init_checkpoint,
-                      "total_steps": total_steps, "time_limit_minutes": time_limit_minutes, "device": device})
+                                     overrides)
     _stopped(summary, f"step {summary['learner_steps']}", resume_command)
 
 
 @main.command()
 @_run_options("DMCConfig", "dmc-4p or dmc-smoke", "weights, optimizer, step count, pool")
 @_self_play_options
-def dmc(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
-        init_checkpoint: str | None, total_steps: int | None, time_limit_minutes: float | None,
-        device: str | None, no_progress: bool) -> None:
+def dmc(config_path: str, resume: bool, overwrite: bool, no_progress: bool, **overrides: Any) -> None:
     """Deep Monte-Carlo self-play (DouZero's DMC): the network's logits are fitted as action values
     to each decision's Monte-Carlo return, and the actors play epsilon-greedy on their argmax;
     writes checkpoints and TensorBoard logs.
@@ -184,10 +200,7 @@ def dmc(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, r
     from training.config import DMCConfig
     from training.dmc import dmc as run_dmc
 
-    summary, resume_command = _train(run_dmc, DMCConfig, "dmc", config_path, resume, overwrite, no_progress,
-                                     {"runs_dir": runs_dir, "run_name": run_name, "init_checkpoint": init_checkpoint,
-                                      "total_steps": total_steps, "time_limit_minutes": time_limit_minutes,
-                                      "device": device})
+    summary, resume_command = _train(run_dmc, DMCConfig, "dmc", config_path, resume, overwrite, no_progress, overrides)
     _stopped(summary, f"step {summary['learner_steps']}", resume_command)
 
 
@@ -200,9 +213,7 @@ def dmc(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, r
 @click.option("--address", default=None,
               help="Play the games on the Ray cluster whose head is at HOST:PORT (workers = its actors).")
 @click.option("--device", default=None, help="Override device: auto, cpu, cuda or cuda:N.")
-def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
-           init_checkpoint: str | None, iterations: int | None, time_limit_minutes: float | None,
-           workers: int | None, address: str | None, device: str | None, no_progress: bool) -> None:
+def expert(config_path: str, resume: bool, overwrite: bool, no_progress: bool, **overrides: Any) -> None:
     """Expert iteration: the network learns the search agent's choices on the states it reaches
     (DAgger); writes checkpoints, the samples and TensorBoard logs.
 
@@ -210,10 +221,8 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
     that resumes it."""
     from training.expert import ExpertConfig, expert_iteration
 
-    summary, resume_command = _train(expert_iteration, ExpertConfig, "expert", config_path, resume, overwrite, no_progress,
-                     {"runs_dir": runs_dir, "run_name": run_name, "init_checkpoint": init_checkpoint,
-                      "iterations": iterations, "time_limit_minutes": time_limit_minutes, "workers": workers,
-                      "address": address, "device": device})
+    summary, resume_command = _train(expert_iteration, ExpertConfig, "expert", config_path, resume, overwrite,
+                                     no_progress, overrides)
     _stopped(summary, f"iteration {summary['iterations']}", resume_command)
 
 
@@ -225,9 +234,7 @@ def expert(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Override workers.")
 @click.option("--address", default=None,
               help="Label on the Ray cluster whose head is at HOST:PORT (workers = its actors).")
-def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | None, run_name: str | None,
-            collect_minutes: float | None, dagger_rounds: int | None, workers: int | None, address: str | None,
-            no_progress: bool) -> None:
+def distill(config_path: str, resume: bool, overwrite: bool, no_progress: bool, **overrides: Any) -> None:
     """Distil the search into a network: label decisions with the throughput teacher (games in
     lockstep, racing PIMC) for a time budget, then fit a network to the labels (with dagger_rounds,
     then label the network's own decisions and fit again, round by round); writes the label
@@ -238,16 +245,14 @@ def distill(config_path: str, resume: bool, overwrite: bool, runs_dir: str | Non
     from training.distill import DistillConfig, distill_run
 
     summary, resume_command = _train(distill_run, DistillConfig, "distill", config_path, resume, overwrite,
-                                     no_progress, {"runs_dir": runs_dir, "run_name": run_name,
-                                                   "collect_minutes": collect_minutes,
-                                                   "dagger_rounds": dagger_rounds, "workers": workers,
-                                                   "address": address})
+                                     no_progress, overrides)
     _stopped(summary, f"round {summary['round']}", resume_command)
 
 
 def _train(run: Callable[..., dict], config_cls: type, command: str, config_path: str, resume: bool, overwrite: bool,
            no_progress: bool, overrides: dict) -> tuple[dict, str]:
-    """Load the config with the command line's ``overrides``, run the trainer and print its
+    """Load the config with the command line's ``overrides`` (each option that overrides a config
+    field, named as the field; ``None``: not given), run the trainer and print its
     summary; returns it and the command that resumes the run (the starting weights are not
     repeated: a resumed run has its own)."""
     from training.config import load_config
@@ -386,12 +391,7 @@ def eval_command(agents: tuple[str, ...], players: int | None, max_pip: int | No
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
               help="Keep every deal set's results in this JSON-lines file as they come; started again with the same "
                    "file, the comparison goes on from there.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU].")
-@click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the comparison as JSON.")
-@click.option("--no-progress", is_flag=True,
-              help="No progress bar.")
+@_arena_options("comparison")
 def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, rounds: int | None,
             hand_size: int | None, deal_sets: int | None, seed: int, until_verdict: bool, elo0: float, elo1: float,
             alpha: float, beta: float, save_path: str | None, workers: int | None, address: str | None,
@@ -431,12 +431,7 @@ def compare(a: str, b: str, vs: str, players: int | None, max_pip: int | None, r
               help="Duplicate deal sets against each rung.")
 @click.option("--calibrate", is_flag=True,
               help="Fit the panel's ratings again (a round robin of the rungs) and print them, instead of rating AGENT.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes that play deal sets in parallel [default: 1; with --address, one per CPU].")
-@click.option("--address", default=None, help="Play the deal sets on the Ray cluster whose head is at HOST:PORT.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the result as JSON.")
-@click.option("--no-progress", is_flag=True,
-              help="No progress bar.")
+@_arena_options("result")
 def ladder(agent: str | None, players: str, deal_sets: int, calibrate: bool, workers: int | None,
            address: str | None, json_path: str | None, no_progress: bool) -> None:
     """Rate AGENT on a fixed scale: it plays 1 vs the rest against each rung of a fixed panel
@@ -582,11 +577,7 @@ def labels() -> None:
 @labels.command()
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="The collection folder (its shards are kept; the same command resumes it).")
-@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True,
-              help="Players at the table.")
-@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True,
-              help="Double-N set: the highest pip.")
-@click.option("--rounds", type=click.IntRange(min=1), default=None, help="Rounds per game [default: the full game].")
+@_table_options
 @click.option("--shards", type=click.IntRange(min=1), default=None,
               help="Shards the folder should hold when the command ends [default: no limit; stop with --minutes "
                    "or Ctrl-C].")
@@ -748,11 +739,7 @@ def ensemble(checkpoints: tuple[str, ...], out: str, precision: str) -> None:
 @main.command()
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="The seed of the game's deals.")
-@click.option("--players", type=click.IntRange(min=2), default=4, show_default=True,
-              help="Players at the table.")
-@click.option("--max-pip", type=click.IntRange(1, 18), default=9, show_default=True,
-              help="Double-N set: the highest pip.")
-@click.option("--rounds", type=click.IntRange(min=1), default=None, help="Rounds per game [default: the full game].")
+@_table_options
 def demo(seed: int, players: int, max_pip: int, rounds: int | None) -> None:
     """Print one seeded game between random players, move by move."""
     from cf_env.demo import play_demo
