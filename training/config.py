@@ -351,7 +351,10 @@ class DMCConfig(SelfPlayConfig):
         ``points``/``relative``: each round's points, DouZero's ADP);
         value_warmup_steps: learner decisions during which only the value head learns (``V(s)``
         fitted to the returns, the trunk and the action scores frozen), so that a network started
-        from a policy meets the returns' scale before its advantages move (0: none).
+        from a policy meets the returns' scale before its advantages move (0: none);
+        return_horizon: ``game`` (each decision's return runs to the game's end, DouZero's) or
+        ``round`` (to its round's end: only what the decision could change; with ``points`` or
+        ``relative`` rewards, its round's points; the ``vector`` backend).
     """
 
     reward: Literal["win", "points", "relative"] = "win"
@@ -360,6 +363,14 @@ class DMCConfig(SelfPlayConfig):
     epsilon: Probability = 0.01
     epsilon_final: Probability | None = None
     value_warmup_steps: NonNegativeInt = 0
+    return_horizon: Literal["game", "round"] = "game"
+
+    @model_validator(mode="after")
+    def _a_horizon(self) -> DMCConfig:
+        if self.return_horizon == "round" and (self.backend != "vector" or self.reward == "win"):
+            raise ValueError(f"return_horizon: round needs the vector backend and a reward paid each round "
+                             f"(points or relative), got backend {self.backend!r}, reward {self.reward!r}")
+        return self
 
     def epsilon_at(self, step: int) -> float:
         """The exploration rate after ``step`` learner decisions."""

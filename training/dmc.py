@@ -84,12 +84,12 @@ class DMCTrainer(SelfPlayTrainer):
 
     def learn(self) -> dict[str, float]:
         cfg = self.cfg
-        idx, returns = self.buffer.monte_carlo(cfg.gamma)
+        idx, returns = self.buffer.monte_carlo(cfg.gamma, cfg.return_horizon)
         buf = self.buffer
         obs, mask = torch.from_numpy(buf.obs[idx]).to(self.device), torch.from_numpy(buf.mask[idx]).to(self.device)
         action = torch.from_numpy(buf.action[idx]).to(self.device)
         target = torch.from_numpy(returns).to(self.device)
-        self.buffer = buf.carry_over_unfinished()
+        self.buffer = buf.carry_over_unfinished(cfg.return_horizon)
         n = len(idx)
         warmup = self.global_step < cfg.value_warmup_steps  # only the value head learns
         stats: dict[str, list[float]] = {"q_loss": [], "q_mean": []}

@@ -45,6 +45,7 @@ class Trajectories:
     next_value: np.ndarray = field(init=False, repr=False)
     next_index: np.ndarray = field(init=False, repr=False)
     closed: np.ndarray = field(init=False, repr=False)
+    round_end: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.pending = np.full((self.num_envs, self.num_players), -1, dtype=np.int64)
@@ -87,6 +88,12 @@ class Trajectories:
         has = rows >= 0
         self.reward[rows[has]] += rewards[has]
 
+    def end_round(self, envs: np.ndarray, seats: np.ndarray) -> None:
+        """A round ended: these keys' open transitions are their seats' last decisions of it (a
+        return with ``horizon="round"`` stops after them)."""
+        rows = self.pending[envs, seats]
+        self.round_end[rows[rows >= 0]] = True
+
     def terminate(self, envs: np.ndarray, seats: np.ndarray) -> None:
         """The game ended: these keys' open transitions are terminal."""
         rows = self.pending[envs, seats]
@@ -103,20 +110,28 @@ class Trajectories:
         idx = np.flatnonzero(self.closed[:n])
         return idx, adv[idx], adv[idx] + self.value[idx]
 
-    def monte_carlo(self, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-        """Indices of the transitions whose seat's game has ended in this buffer, and their
-        Monte-Carlo returns: the rewards to the game's end along the seat's own transitions,
-        ``gamma`` discounted (Deep Monte-Carlo's targets; no value is bootstrapped)."""
-        n = self.size
-        returns, complete = _returns_to_end(self.reward[:n], self.next_index[:n], self.done[:n], self.closed[:n], gamma)
+    def monte_carlo(self, gamma: float, horizon: str = "game") -> tuple[np.ndarray, np.ndarray]:
+        """Indices of the transitions whose seat's game (``horizon="round"``: round, marked by
+        :meth:`end_round`) has ended in this buffer, and their Monte-Carlo returns: the rewards to
+        that end along the seat's own transitions, ``gamma`` discounted (Deep Monte-Carlo's
+        targets; no value is bootstrapped)."""
+        returns, complete = self._returns(gamma, horizon)
         idx = np.flatnonzero(complete)
         return idx, returns[idx]
 
-    def carry_over_unfinished(self) -> Trajectories:
-        """A new buffer holding every transition whose game has not ended yet, each seat's chain
-        whole (what :meth:`monte_carlo` needs to reach the end in a later rollout)."""
+    def _returns(self, gamma: float, horizon: str) -> tuple[np.ndarray, np.ndarray]:
+        if horizon not in ("game", "round"):
+            raise ValueError(f"horizon must be 'game' or 'round', got {horizon!r}")
         n = self.size
-        _, complete = _returns_to_end(self.reward[:n], self.next_index[:n], self.done[:n], self.closed[:n], 1.0)
+        ends = self.done[:n] | self.round_end[:n] if horizon == "round" else self.done[:n]
+        return _returns_to_end(self.reward[:n], self.next_index[:n], ends, self.closed[:n], gamma)
+
+    def carry_over_unfinished(self, horizon: str = "game") -> Trajectories:
+        """A new buffer holding every transition whose game (or round: ``horizon``) has not ended
+        yet, each seat's chain whole (what :meth:`monte_carlo` needs to reach the end in a later
+        rollout)."""
+        n = self.size
+        _, complete = self._returns(1.0, horizon)
         keep = np.flatnonzero(~complete)
         new = Trajectories(self.num_envs, self.num_players, self.obs_dim, self.num_actions, self.hidden_dim)
         new._allocate(max(1024, 2 * len(keep)))
@@ -145,7 +160,8 @@ class Trajectories:
 _COLUMNS = {"obs": (np.float32, 0.0), "hidden": (np.float32, 0.0),
             "mask": (bool, False), "action": (np.int64, 0), "logp": (np.float32, 0.0),
             "value": (np.float32, 0.0), "reward": (np.float32, 0.0), "done": (bool, False),
-            "next_value": (np.float32, 0.0), "next_index": (np.int64, -1), "closed": (bool, False)}
+            "next_value": (np.float32, 0.0), "next_index": (np.int64, -1), "closed": (bool, False),
+            "round_end": (bool, False)}
 
 
 @numba.njit(cache=True)
@@ -166,17 +182,18 @@ def _gae(reward, value, next_value, next_index, done, closed, gamma, lam):  # pr
 
 @numba.njit(cache=True)
 def _returns_to_end(reward, next_index, done, closed, gamma):  # pragma: no cover - compiled
-    """Each transition's discounted return to its game's end, and whether that end is in the
-    buffer (the chain of next transitions reaches a terminal one), newest first."""
+    """Each transition's discounted return to its end (``done``: the game's, or also the
+    round's), and whether that end is in the buffer (the chain of next transitions reaches an
+    ended one), newest first."""
     n = reward.shape[0]
     returns = np.zeros(n, dtype=np.float32)
     complete = np.zeros(n, dtype=np.bool_)
     for i in range(n - 1, -1, -1):
-        if not closed[i]:
-            continue
-        if done[i]:
+        if done[i]:  # an end (a round's last decision may still be open: its return is whole all the same)
             returns[i] = reward[i]
             complete[i] = True
+            continue
+        if not closed[i]:
             continue
         j = next_index[i]
         if j >= 0 and complete[j]:

@@ -56,6 +56,45 @@ def test_returns_reach_the_end_of_the_game_across_rollouts():
     assert rest.size == 1 and rest.pending[1, 1] == 0 and rest.pending[0, 0] == -1  # game 1's open decision
 
 
+def test_a_round_horizon_stops_each_return_at_its_rounds_end():
+    """Seat 0 decides twice in round 0 (its round's points arrive after the second) and once in
+    round 1: with ``horizon="round"`` the first two get their returns at round 0's end, the game's
+    later rewards left out, and the third waits for its own round's end."""
+    buf = Trajectories(num_envs=1, num_players=2, obs_dim=3, num_actions=2)
+    _open(buf, 0, 0)
+    _open(buf, 0, 0)
+    buf.credit(np.array([0]), np.array([0]), np.array([3.0], np.float32))
+    buf.end_round(np.array([0]), np.array([0]))
+    _open(buf, 0, 0)
+    buf.credit(np.array([0]), np.array([0]), np.array([5.0], np.float32))
+    assert buf.monte_carlo(1.0)[0].size == 0  # the game goes on
+    idx, returns = buf.monte_carlo(1.0, horizon="round")
+    assert idx.tolist() == [0, 1] and returns.tolist() == [3.0, 3.0]
+    rest = buf.carry_over_unfinished(horizon="round")
+    assert rest.size == 1 and rest.pending[0, 0] == 0 and rest.reward[0] == 5.0
+    rest.end_round(np.array([0]), np.array([0]))
+    rest.terminate(np.array([0]), np.array([0]))
+    assert rest.monte_carlo(1.0, horizon="round")[1].tolist() == [5.0]
+    with pytest.raises(ValueError, match="horizon"):
+        buf.monte_carlo(1.0, horizon="turn")
+
+
+def test_a_round_horizon_needs_rewards_paid_each_round(tmp_path):
+    with pytest.raises(TrainConfigError, match="return_horizon"):
+        load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), reward="win", return_horizon="round")
+    cfg = load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), reward="relative", return_horizon="round",
+                      total_steps=3000)
+    trainer = DMCTrainer(cfg, progress=False)
+    trainer.collector.start()
+    trainer.collector.collect(trainer.act, trainer.buffer, 200)  # 200 steps: rounds end in some games
+    buf = trainer.buffer
+    ended = np.flatnonzero(buf.round_end[:buf.size])
+    assert ended.size and not buf.done[ended].all()  # rounds ended before their games did
+    idx, returns = buf.monte_carlo(1.0, horizon="round")
+    assert set(ended) <= set(idx) and np.isfinite(returns).all()
+    assert buf.reward[ended].any()  # a round's points reach its last decisions
+
+
 def test_the_actors_play_the_argmax_or_explore_among_legal_actions(tmp_path):
     trainer = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), epsilon=0.0, epsilon_final=None),
                          progress=False)
