@@ -13,6 +13,7 @@ import numpy as np
 from agents.base import act_batch, legal_actions
 from agents.baselines import HeuristicAgent
 from agents.search.ismcts import ismcts, new_tree, reset_tree, root_visits
+from agents.search.network import NO_NET, compile_network
 from agents.search.pimc import (
     apply_rows,
     observe_rows,
@@ -91,6 +92,12 @@ class SearchAgent:
         self._policy = new_policy(kind, k, self._tables)
         #: with ``others``: the compiled policy of the opponents' seats in a checkpoint rollout
         self._others = new_policy(ROLLOUTS.index(settings.others), k, self._tables) if settings.others else None
+        #: ismcts's rollouts' network, compiled (NO_NET: compiled baselines only)
+        self._net = NO_NET
+        if algo == "ismcts" and self._network is not None:
+            self._net = compile_network(self._network, self.encoder.size, every_seat=self._others is None)
+            if self._others is not None:
+                self._policy = self._others
         self._template = self._world_state(1)
         self._work = self._world_state(2)
         self._scratch = new_scratch(config.num_players, config.num_tiles, self.encoder.size, k)
@@ -162,7 +169,7 @@ class SearchAgent:
         value = valuation(obs, self.encoder, self.value)
         source = self._seed_rng if self._seed_rng is not None else rng
         self._scratch.rs[0] = np.uint64(source.integers(1, 2**63))
-        if self._network is not None:
+        if self._network is not None and self.algo == "pimc":
             action, sims, steps, scores = self._search_pimc_batched(legal, world, value, start)
             tried = np.full(legal.size, sims, np.int64)
         elif self.algo == "pimc" and self.race > 0:
@@ -322,8 +329,8 @@ class SearchAgent:
 
         def run(chunk: int) -> tuple[int, int]:
             before = int(tree.meta[1])
-            ran = ismcts(self._template, self._work, self._consts, chunk, tree, self.c, world,
-                         self._scratch, self._policy, value)
+            ran = ismcts(self._template, self._work, self._consts, self._offsets, chunk, tree, self.c, world,
+                         self._scratch, self._policy, value, self._net)
             return ran, int(tree.meta[1]) - before
 
         done, steps = self._run_chunks(start, run)

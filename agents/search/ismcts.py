@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.search.rollout import rollout
+from agents.search.rollout import rollout, rollout_net
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden, randint
 from cf_env.vector import GAME0, apply_action, copy_game, njit_unrefcounted
@@ -90,9 +90,11 @@ def _expand(tree, node, a, p):
 
 
 @njit_unrefcounted(cache=True)
-def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation):
+def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuation, net):
     """``iterations`` SO-ISMCTS iterations on ``tree`` over worlds sampled from ``world`` (the
-    public state is game 0 of ``tmpl``). Returns how many ran (fewer when the tree is full)."""
+    public state is game 0 of ``tmpl``). Its rollouts are ``policy``'s, or with a network
+    (``net``, not :data:`~agents.search.network.NO_NET`) the network's at the searcher's seat
+    (``o``: the observation's offsets). Returns how many ran (fewer when the tree is full)."""
     child_of, untried, path = tree.child_of, tree.untried, tree.path
     num_actions = child_of.shape[0]
     capacity = tree.parent.shape[0]
@@ -149,7 +151,10 @@ def ismcts(tmpl, s, c, iterations, tree, cexp, world, scratch, policy, valuation
             if n_untried > 0:
                 break
         if s.round_index[0] == 0:
-            tree.meta[1] += rollout(s, c, GAME0, policy, scratch.rs)
+            if net.w1t.shape[0] > 0:
+                tree.meta[1] += rollout_net(s, c, o, GAME0, policy, scratch.rs, net)
+            else:
+                tree.meta[1] += rollout(s, c, GAME0, policy, scratch.rs)
         round_values(s, GAME0, c.n, valuation, vals)
         for d in range(depth):
             nd = path[d]

@@ -6,16 +6,17 @@ and then :func:`rollout`. The policies are the baselines' compiled choice
 picks a legal action uniformly, ``greedy`` the heaviest play, ``heuristic`` the play
 :func:`agents.baselines.score_plays` scores best (scored from the world's state by
 :func:`agents.baselines.score_plays_state`, the same scores as from its observation without
-writing one). A checkpoint rollout plays outside compiled code (:mod:`agents.search.pimc`'s
-batched kernels).
+writing one). A checkpoint rollout plays outside compiled code in PIMC (:mod:`agents.search.pimc`'s
+batched kernels) and inside it in ISMCTS (:func:`rollout_net`, :mod:`agents.search.network`).
 """
 
 from __future__ import annotations
 
 from agents.baselines import GREEDY, HEURISTIC, RANDOM, RolloutPolicy, choose, new_policy
-from cf_env.vector import apply_action_inline, njit_unrefcounted
+from agents.search.network import net_choice
+from cf_env.vector import apply_action_inline, njit_unrefcounted, write_observation
 
-__all__ = ["GREEDY", "HEURISTIC", "RANDOM", "RolloutPolicy", "choose", "new_policy", "rollout"]
+__all__ = ["GREEDY", "HEURISTIC", "RANDOM", "RolloutPolicy", "choose", "new_policy", "rollout", "rollout_net"]
 
 
 @njit_unrefcounted(cache=True)
@@ -28,6 +29,26 @@ def rollout(s, c, b, policy, rs):
         if s.round_index[b] != 0:
             break
         a = choose(s, c, b, policy, rs)
+        apply_action_inline(b, a, s, c)
+        steps += 1
+    return steps
+
+
+@njit_unrefcounted(cache=True)
+def rollout_net(s, c, o, b, policy, rs, net):
+    """:func:`rollout` with the network's greedy choices (:func:`agents.search.network.net_choice`
+    on the observation written for the seat to move; ``b`` must be 0, the row of ``net.obs``) at
+    every seat, or with ``net.every_seat`` False at seat 0 (the searcher's) alone and the compiled
+    ``policy`` at the others."""
+    steps = 0
+    for _ in range(1 << 20):  # bounded: every round ends
+        if s.round_index[b] != 0:
+            break
+        if net.every_seat or s.current_player[b] == 0:
+            write_observation(b, s, c, o, net.obs)
+            a = net_choice(net, s.legal[b])
+        else:
+            a = choose(s, c, b, policy, rs)
         apply_action_inline(b, a, s, c)
         steps += 1
     return steps

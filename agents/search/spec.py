@@ -8,10 +8,11 @@ ms         40          time budget per decision in milliseconds (0: no clock, ``
 sims       0           most worlds (pimc) or iterations (ismcts) per decision; 0 = no cap, and
                        with ``ms=0`` it must be given. With ``ms=0`` decisions are reproducible.
 rollout    heuristic   ``heuristic``, ``greedy`` or ``random``: the policy that plays every seat in
-                       the rollouts (compiled); or, with ``pimc``, a checkpoint spec (``zoo:NAME`` or
-                       a path): its network plays every rollout of a batch of worlds in lockstep,
+                       the rollouts (compiled); or a checkpoint spec (``zoo:NAME`` or a path): with
+                       ``pimc`` its network plays every rollout of a batch of worlds in lockstep,
                        one batched forward pass per step (about 40 ms per batch: give it
-                       ``ms=200`` or more)
+                       ``ms=200`` or more); with ``ismcts`` its weights are compiled into the
+                       rollouts (:mod:`agents.search.network`: two tanh hidden layers, no action head)
 others     (rollout)   with a checkpoint ``rollout``: ``heuristic``, ``greedy`` or ``random`` plays the
                        opponents' seats in the rollouts (compiled), the network only the searcher's;
                        the search then models its opponents as that policy (against that opponent,
@@ -103,14 +104,9 @@ class SearchSettings:
             raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
         if self.value not in VALUES:
             raise SearchSpecError(f"{where!r}: value must be one of {VALUES}, got {self.value!r}")
-        if self.rollout not in ROLLOUTS:
-            if not self.rollout or parse_spec(self.rollout).kind == "search":
-                raise SearchSpecError(f"{where!r}: rollout must be one of {ROLLOUTS} or a checkpoint spec, got "
-                                      f"{self.rollout!r}")
-            if self.algo != "pimc":
-                raise SearchSpecError(f"{where!r}: a checkpoint rollout ({self.rollout}) is played in batches over "
-                                      f"the worlds, which pimc does; ismcts plays one world at a time: use "
-                                      f"rollout={'|'.join(ROLLOUTS)}")
+        if self.rollout not in ROLLOUTS and (not self.rollout or parse_spec(self.rollout).kind == "search"):
+            raise SearchSpecError(f"{where!r}: rollout must be one of {ROLLOUTS} or a checkpoint spec, got "
+                                  f"{self.rollout!r}")
         if self.others:
             if self.others not in ROLLOUTS:
                 raise SearchSpecError(f"{where!r}: others must be one of {ROLLOUTS} (a compiled policy for the "

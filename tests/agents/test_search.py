@@ -74,7 +74,6 @@ def test_spec_parsing_and_errors():
                        ("search:keep=0.2", "unknown search parameter 'keep'"),
                        ("search:infer=policy:keep=0.2", "unknown search parameter 'keep'"),
                        ("search:rollout=search", "rollout must be"), ("search:sims=x", "not a valid"),
-                       ("search:algo=ismcts:rollout=zoo:strong-4p", "pimc"),
                        ("search:7", "name=value"), ("search:infer=maybe", "infer must be one of"),
                        ("search:temp=0", "temp must be > 0"), ("search:proposals=0", "proposals must be"),
                        ("search:value=score", "value must be"), ("search:race=-1", "race must be"),
@@ -378,8 +377,6 @@ def test_a_checkpoint_plays_the_rollouts_in_batches(monkeypatch):
     # each step of a chunk is one forward pass over every unfinished (world, action) rollout: at least
     # 2 actions at the first step of every chunk
     assert max(batches) >= 2 and len(batches) < sum(batches)
-    with pytest.raises(SearchSpecError, match="pimc"):
-        agents.load("search:algo=ismcts:rollout=zoo:strong-4p", config)
     with pytest.raises(agents.AgentSpecError):
         agents.load("search:rollout=zoo:nope", config)
 
@@ -447,3 +444,40 @@ def test_others_play_the_opponents_seats_and_the_network_only_the_searchers():
         parse_search_spec("search:ms=0:sims=6:rollout=zoo:strong-4p:others=nobody")
     with pytest.raises(SearchSpecError, match="already plays every seat"):
         parse_search_spec("search:ms=0:sims=6:others=heuristic")
+
+
+def test_ismcts_compiles_a_checkpoints_policy_into_its_rollouts(tmp_path):
+    """The compiled network (agents.search.network) chooses what the checkpoint agent chooses on
+    the env's observations; ISMCTS with it plays whole games; a network it cannot compile (an
+    action head) is refused with the way out."""
+    from agents.checkpoint import model_payload, save_checkpoint
+    from agents.search.network import compile_network, net_choice
+    from agents.torch_policy import ActorCritic
+
+    config = RulesConfig(rounds=1)
+    network = agents.load("zoo:strong-4p", config)
+    env = raw_env(config=config)
+    net = compile_network(network, env.observation_space(env.possible_agents[0])["observation"].shape[0])
+    rng = np.random.default_rng(0)
+    compared = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            net.obs[0] = obs["observation"]
+            mine = net_choice(net, obs["action_mask"])
+            assert mine == network.act(obs, rng)
+            compared += int(obs["action_mask"].sum() > 1)
+            env.step(mine)
+    assert compared > 40
+    search = agents.load("search:algo=ismcts:rollout=zoo:strong-4p:others=heuristic:ms=0:sims=16:seed=3", config)
+    game = play_game(env, [search] + [HeuristicAgent(config)] * 3, None, np.random.default_rng(0), seed=2)
+    assert game.is_over and search.last_search["simulations"] == 16
+    assert agents.load("search:algo=ismcts:rollout=zoo:strong-4p:ms=0:sims=4", config)._net.every_seat
+    headed = ActorCritic.for_rules(config, hidden=(16, 16), action_head=4)
+    save_checkpoint(tmp_path / "headed.pt", model_payload(headed, config, 0, {}))
+    with pytest.raises(SearchSpecError, match="algo=pimc"):
+        agents.load(f"search:algo=ismcts:rollout={tmp_path / 'headed.pt'}:ms=0:sims=4", config)
