@@ -354,7 +354,10 @@ class DMCConfig(SelfPlayConfig):
         from a policy meets the returns' scale before its advantages move (0: none);
         return_horizon: ``game`` (each decision's return runs to the game's end, DouZero's) or
         ``round`` (to its round's end: only what the decision could change; with ``points`` or
-        ``relative`` rewards, its round's points; the ``vector`` backend).
+        ``relative`` rewards, its round's points; the ``vector`` backend);
+        conservative: weight of CQL's term (Kumar et al., 2020), ``logsumexp Q(s, .) - Q(s, a)``
+        over the legal actions, which keeps the actions not played from rising above the played
+        one on no evidence (0: none).
     """
 
     reward: Literal["win", "points", "relative"] = "win"
@@ -364,6 +367,7 @@ class DMCConfig(SelfPlayConfig):
     epsilon_final: Probability | None = None
     value_warmup_steps: NonNegativeInt = 0
     return_horizon: Literal["game", "round"] = "game"
+    conservative: NonNegativeFloat = 0.0
 
     @model_validator(mode="after")
     def _a_horizon(self) -> DMCConfig:

@@ -20,7 +20,10 @@ Each update:
    of the game along its seat's own decisions (:meth:`training.trajectories.Trajectories.monte_carlo`;
    a decision whose game goes on waits for a later rollout, nothing is bootstrapped);
 3. ``Q(s, a)`` of the action taken is fitted to that return (mean squared error, Adam): the
-   value head, the trunk and, through the mean, every legal action's logit learn from it.
+   value head, the trunk and, through the mean, every legal action's logit learn from it. With
+   ``conservative`` > 0 the loss adds that times ``logsumexp Q(s, .) - Q(s, a)`` over the legal
+   actions (CQL, Kumar et al., 2020): actions the actors did not play cannot rise above the
+   played ones on no evidence, which is how a greedy policy fitted on its own choices drifts.
 
 The actors' policy is the argmax, the move the saved network plays (a checkpoint loads as any
 other: ``chickenfoot eval runs/NAME/final.pt heuristic``), which is what PPO's sampled policy is
@@ -99,14 +102,19 @@ class DMCTrainer(SelfPlayTrainer):
                 perm = torch.randperm(n, generator=self.torch_gen).to(self.device)
                 for start in range(0, n, mb):
                     j = perm[start:start + mb]
+                    conservative = torch.zeros(())
                     if warmup:  # V(s) alone, on frozen features: the other parameters get no gradient
                         with torch.no_grad():
                             features = self.model.features(obs[j])
                         q = self.model.value(features).squeeze(-1)
                     else:
                         logits, value = self.model(obs[j], mask[j])
-                        q = q_values(logits, value, mask[j]).gather(1, action[j][:, None]).squeeze(1)
-                    loss = 0.5 * ((q - target[j]) ** 2).mean()
+                        q_all = q_values(logits, value, mask[j])
+                        q = q_all.gather(1, action[j][:, None]).squeeze(1)
+                        if cfg.conservative:  # CQL: the legal actions' soft maximum pushed down to the played one
+                            soft_max = torch.logsumexp(q_all.masked_fill(~mask[j].bool(), float("-inf")), dim=1)
+                            conservative = cfg.conservative * (soft_max - q).mean()
+                    loss = 0.5 * ((q - target[j]) ** 2).mean() + conservative
                     descend(self.optimizer, loss, self.model, cfg.max_grad_norm)
                     stats["q_loss"].append(loss.item())
                     stats["q_mean"].append(q.mean().item())

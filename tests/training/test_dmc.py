@@ -116,6 +116,38 @@ def test_the_actors_play_the_argmax_or_explore_among_legal_actions(tmp_path):
         load_config(SMOKE, DMCConfig, epsilon=1.5)
 
 
+@pytest.mark.parametrize("weight", [0.0, 5.0])
+def test_the_conservative_term_keeps_unplayed_actions_below_the_played_one(tmp_path, weight):
+    """Every decision played action 0 of four legal ones and returned 0: the fit alone moves the
+    other actions' values only through the shared parts, CQL's term pushes them below action 0's."""
+    trainer = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), conservative=weight,
+                                     learning_rate=0.01), progress=False)
+    dim, num = trainer.model.obs_dim, trainer.model.num_actions
+    rng = np.random.default_rng(0)
+    obs = rng.random((64, dim), dtype=np.float32)
+    mask = np.zeros((64, num), bool)
+    mask[:, :4] = True
+
+    def gap() -> float:
+        with torch.no_grad():
+            logits, value = trainer.model(torch.from_numpy(obs), torch.from_numpy(mask))
+            q = q_values(logits, value, torch.from_numpy(mask))[:, :4]
+        return float((torch.logsumexp(q, 1) - q[:, 0]).mean())
+
+    before = gap()
+    for _ in range(5):
+        buf = Trajectories(num_envs=64, num_players=2, obs_dim=dim, num_actions=num)
+        buf.open(np.arange(64), np.zeros(64, np.int64), obs, mask, np.zeros(64, np.int64), np.zeros(64, np.float32),
+                 np.zeros(64, np.float32))
+        buf.terminate(np.arange(64), np.zeros(64, np.int64))
+        trainer.buffer = buf
+        assert np.isfinite(trainer.learn()["q_loss"])
+    if weight:
+        assert gap() < before - 0.5
+    else:
+        assert abs(gap() - before) < 0.5
+
+
 def test_a_run_fits_q_to_the_returns_resumes_and_saves_a_network_that_plays(tmp_path):
     out = subprocess.run([sys.executable, "-m", "chickenfoot.cli", "dmc", "--config", str(SMOKE), "--runs-dir",
                           str(tmp_path), "--total-steps", "512", "--no-progress"],
