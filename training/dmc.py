@@ -95,7 +95,7 @@ class DMCTrainer(SelfPlayTrainer):
         self.buffer = buf.carry_over_unfinished(cfg.return_horizon)
         n = len(idx)
         warmup = self.global_step < cfg.value_warmup_steps  # only the value head learns
-        stats: dict[str, list[float]] = {"q_loss": [], "q_mean": []}
+        stats: dict[str, list[float]] = {"q_loss": [], "q_mean": [], "conservative": []}
         if n:
             mb = max(1, n // cfg.num_minibatches)
             for _epoch in range(cfg.update_epochs):
@@ -114,9 +114,10 @@ class DMCTrainer(SelfPlayTrainer):
                         if cfg.conservative:  # CQL: the legal actions' soft maximum pushed down to the played one
                             soft_max = torch.logsumexp(q_all.masked_fill(~mask[j].bool(), float("-inf")), dim=1)
                             conservative = cfg.conservative * (soft_max - q).mean()
-                    loss = 0.5 * ((q - target[j]) ** 2).mean() + conservative
-                    descend(self.optimizer, loss, self.model, cfg.max_grad_norm)
-                    stats["q_loss"].append(loss.item())
+                    q_loss = 0.5 * ((q - target[j]) ** 2).mean()
+                    descend(self.optimizer, q_loss + conservative, self.model, cfg.max_grad_norm)
+                    stats["q_loss"].append(q_loss.item())
+                    stats["conservative"].append(conservative.item())
                     stats["q_mean"].append(q.mean().item())
         out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
         out |= {"batch": float(n), "waiting": float(self.buffer.size),
