@@ -23,7 +23,7 @@ from cf_env.engine import ActionParseError, ChickenFootError, ConfigError, DealE
 from cf_env.engine.actions import action_table, action_to_string, string_to_action  # noqa: F401
 from cf_env.engine.errors import GameOverError, IllegalActionError, RecordError  # noqa: F401
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 if TYPE_CHECKING:  # the lazily loaded names, for type checkers (a user's mypy sees their signatures)
     from cf_env.chicken_foot import (  # noqa: F401
