@@ -47,6 +47,9 @@ class VectorCollector:
         self.coded_agents: dict[int, Agent] = {}
         self.episode_wins: list[float] = []
         self.episode_points: list[int] = []
+        #: mark each learner seat's last decision of a round in the buffer (Trajectories.end_round;
+        #: DMC's return_horizon: round); off, the rollout loop does not look for round ends
+        self.mark_rounds = False
 
     def start(self) -> None:
         self.obs, self.mask, self.seat = self.vg.reset()
@@ -94,7 +97,7 @@ class VectorCollector:
                 acts, logps, values = policy(l_obs, l_mask, l_hidden)
                 actions[learner_rows] = acts
                 buffer.open(learner_rows, seat[learner_rows], l_obs, l_mask, acts, logps, values, l_hidden)
-            rounds = vg.state.round_index.copy()
+            rounds = vg.state.round_index.copy() if self.mark_rounds else None
             obs, mask, seat, rewards, done = vg.step(actions)
             self.obs, self.mask, self.seat = obs, mask, seat
             learner_steps += int(learner_rows.size)
@@ -103,9 +106,10 @@ class VectorCollector:
             if credited.any():
                 envs, seats = np.nonzero(credited)
                 buffer.credit(envs, seats, rewards[envs, seats].astype(np.float32))
-            ended = learner_seat & ((vg.state.round_index != rounds) | done)[:, None]  # a round ended (or the game)
-            if ended.any():
-                buffer.end_round(*np.nonzero(ended))
+            if rounds is not None:
+                ended = learner_seat & ((vg.state.round_index != rounds) | done)[:, None]  # a round ended (or the game)
+                if ended.any():
+                    buffer.end_round(*np.nonzero(ended))
             for b in np.flatnonzero(done).tolist():
                 seats = np.flatnonzero(learner_seat[b])
                 buffer.terminate(np.full(len(seats), b), seats)

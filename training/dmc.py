@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from training.collectors import VectorCollector
 from training.config import DMCConfig
 from training.optim import descend
 from training.ppo import SelfPlayTrainer
@@ -66,6 +67,8 @@ class DMCTrainer(SelfPlayTrainer):
     def __init__(self, cfg: DMCConfig, resume: bool = False, progress: bool = True, overwrite: bool = False) -> None:
         self.cfg: DMCConfig = cfg
         super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
+        if isinstance(self.collector, VectorCollector):  # the validator keeps return_horizon: round to it
+            self.collector.mark_rounds = cfg.return_horizon == "round"
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray,
