@@ -256,7 +256,11 @@ class ActorCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits ``(B, A)`` and values ``(B,)``; ``mask`` is bool or 0/1."""
-        h = self.features(obs)
+        return self.masked_heads(obs, self.features(obs), mask)
+
+    def masked_heads(self, obs: torch.Tensor, h: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward` from the trunk's output ``h`` (:meth:`features`) already computed: a
+        trainer that keeps the trunk fixed computes it without gradient."""
         logits = self._logits(obs, h)
         logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
         return logits, self.value(h).squeeze(-1)

@@ -357,7 +357,10 @@ class DMCConfig(SelfPlayConfig):
         ``relative`` rewards, its round's points; the ``vector`` backend);
         conservative: weight of CQL's term (Kumar et al., 2020), ``logsumexp Q(s, .) - Q(s, a)``
         over the legal actions, which keeps the actions not played from rising above the played
-        one on no evidence (0: none).
+        one on no evidence (0: none);
+        freeze_trunk: the trunk keeps its starting weights for the whole run and only the heads
+        (value, policy, action scorer) fit the returns: a network started from a policy keeps its
+        features, so what it loses is the heads' doing, not the features' (false: every part learns).
     """
 
     reward: Literal["win", "points", "relative"] = "win"
@@ -368,6 +371,7 @@ class DMCConfig(SelfPlayConfig):
     value_warmup_steps: NonNegativeInt = 0
     return_horizon: Literal["game", "round"] = "game"
     conservative: NonNegativeFloat = 0.0
+    freeze_trunk: bool = False
 
     @model_validator(mode="after")
     def _a_horizon(self) -> DMCConfig:

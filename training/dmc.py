@@ -24,6 +24,7 @@ Each update:
    ``conservative`` > 0 the loss adds that times ``logsumexp Q(s, .) - Q(s, a)`` over the legal
    actions (CQL, Kumar et al., 2020): actions the actors did not play cannot rise above the
    played ones on no evidence, which is how a greedy policy fitted on its own choices drifts.
+   With ``freeze_trunk`` the trunk keeps its starting features and only the heads learn.
 
 The actors' policy is the argmax, the move the saved network plays (a checkpoint loads as any
 other: ``chickenfoot eval runs/NAME/final.pt heuristic``), which is what PPO's sampled policy is
@@ -106,12 +107,13 @@ class DMCTrainer(SelfPlayTrainer):
                 for start in range(0, n, mb):
                     j = perm[start:start + mb]
                     conservative = torch.zeros(())
+                    frozen = warmup or cfg.freeze_trunk  # the trunk gets no gradient
+                    with torch.set_grad_enabled(not frozen):
+                        features = self.model.features(obs[j])
                     if warmup:  # V(s) alone, on frozen features: the other parameters get no gradient
-                        with torch.no_grad():
-                            features = self.model.features(obs[j])
                         q = self.model.value(features).squeeze(-1)
                     else:
-                        logits, value = self.model(obs[j], mask[j])
+                        logits, value = self.model.masked_heads(obs[j], features, mask[j])
                         q_all = q_values(logits, value, mask[j])
                         q = q_all.gather(1, action[j][:, None]).squeeze(1)
                         if cfg.conservative:  # CQL: the legal actions' soft maximum pushed down to the played one

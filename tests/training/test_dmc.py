@@ -206,3 +206,15 @@ def test_a_value_warmup_moves_the_value_head_alone_until_its_steps_are_played(tm
     before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
     trainer.run()
     assert any(not torch.equal(v, before[k]) for k, v in trainer.model.state_dict().items() if k.startswith("trunk"))
+
+
+def test_a_frozen_trunk_keeps_its_weights_while_the_heads_fit_the_returns(tmp_path):
+    """``freeze_trunk``: for the whole run the trunk's weights stay as they started and the policy
+    and value heads learn."""
+    trainer = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), freeze_trunk=True, total_steps=2048),
+                         progress=False)
+    before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    trainer.run()
+    changed = {k for k, v in trainer.model.state_dict().items() if not torch.equal(v, before[k])}
+    assert not any(k.startswith("trunk") for k in changed), changed
+    assert any(k.startswith("policy.") for k in changed) and any(k.startswith("value.") for k in changed), changed
