@@ -1,6 +1,7 @@
 """Single-observer ISMCTS (Cowling, Powley & Whitehouse, IEEE TCIAIG 2012), compiled.
 
-One tree over the action sequences from the searcher's decision; each iteration samples a world,
+One tree over the action sequences from the searcher's decision (or, ``own``, over the searcher's
+own moves alone, the opponents' played by the rollout's model of them); each iteration samples a world,
 descends with UCB restricted to the actions legal in that world (availability counts), adds one
 node, plays the rest of the round out and backs up each seat's value at the nodes where that seat
 moved. The searcher plays the most visited root action.
@@ -17,10 +18,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.search.rollout import rollout, rollout_net
+from agents.search.network import net_choice
+from agents.search.rollout import choose, rollout, rollout_net
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden, randint
-from cf_env.vector import GAME0, apply_action, copy_game, njit_unrefcounted
+from cf_env.vector import GAME0, apply_action, copy_game, njit_unrefcounted, write_observation
 
 __all__ = ["MAX_DEPTH", "TREE_NODES", "Tree", "ismcts", "new_tree", "reset_tree", "root_visits"]
 
@@ -90,11 +92,24 @@ def _expand(tree, node, a, p):
 
 
 @njit_unrefcounted(cache=True)
-def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuation, net):
+def _model_move(s, c, o, policy, rs, net):
+    """The opponent model's move in game 0 (not the searcher's turn): the network's where it plays
+    every seat, else the compiled ``policy``."""
+    if net.w1t.shape[0] > 0 and net.every_seat:
+        write_observation(GAME0, s, c, o, net.obs)
+        return net_choice(net, s.legal[GAME0])
+    return choose(s, c, GAME0, policy, rs)
+
+
+@njit_unrefcounted(cache=True)
+def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuation, net, own):
     """``iterations`` SO-ISMCTS iterations on ``tree`` over worlds sampled from ``world`` (the
-    public state is game 0 of ``tmpl``). Its rollouts are ``policy``'s, or with a network
-    (``net``, not :data:`~agents.search.network.NO_NET`) the network's at the searcher's seat
-    (``o``: the observation's offsets). Returns how many ran (fewer when the tree is full)."""
+    public state is game 0 of ``tmpl``, the searcher seat 0). Its rollouts are ``policy``'s, or
+    with a network (``net``, not :data:`~agents.search.network.NO_NET`) the network's at the
+    searcher's seat (``o``: the observation's offsets). With ``own`` the tree's nodes are the
+    searcher's decisions alone: the opponents' moves between them are the rollout's model of them
+    (:func:`_model_move`), as in PIMC, not UCB choices of their own. Returns how many ran (fewer
+    when the tree is full)."""
     child_of, untried, path = tree.child_of, tree.untried, tree.path
     num_actions = child_of.shape[0]
     capacity = tree.parent.shape[0]
@@ -109,6 +124,10 @@ def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuat
         depth = 0
         while s.round_index[0] == 0 and depth < path.shape[0]:
             p = s.current_player[0]
+            if own and p != 0:  # an opponent's turn, played by the model: no node
+                apply_action(GAME0, _model_move(s, c, o, policy, scratch.rs, net), s, c)
+                tree.meta[1] += 1
+                continue
             ch = tree.child[node]
             while ch >= 0:
                 child_of[tree.action[ch]] = ch

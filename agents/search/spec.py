@@ -39,6 +39,10 @@ race       0           pimc: racing (:mod:`agents.search.racing`): stop trying a
 tie        0.01        racing: an action the leader beats by less than this (in value units) with
                        that confidence is dropped too (equally good)
 c          0.7         ismcts: UCB exploration constant (values are in about [-1, 1])
+tree       all         ismcts: ``all``, a node for every seat's move (SO-ISMCTS, each seat choosing
+                       by UCB on its own value); ``own``, nodes for the searcher's moves alone, the
+                       opponents' moves played by the rollout's model of them (``others``, or the
+                       compiled ``rollout``), as PIMC models them
 seed       none        the agent's own random seed; by default it draws from ``act``'s generator
 =========  ==========  =======================================================================
 """
@@ -52,9 +56,10 @@ from typing import Any
 from agents.spec import SearchSpecError, import_target, parse_spec
 
 __all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSettings", "SearchSpecError", "TEMPERATURE",
-           "VALUES", "is_sampler_entry_point", "parse_search_spec"]
+           "TREES", "VALUES", "is_sampler_entry_point", "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
+TREES = ("all", "own")  #: ismcts: whose moves are the tree's nodes
 INFER_MODES = ("policy", "constraints", "none")  #: how worlds use what the opponents showed (or a sampler's entry point)
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
@@ -76,6 +81,7 @@ class SearchSettings:
     temp: float = TEMPERATURE
     proposals: int = 8
     c: float = 0.7
+    tree: str = "all"
     race: float = 0.0
     tie: float = 0.01
     seed: int | None = None
@@ -102,6 +108,10 @@ class SearchSettings:
                                   f"{sorted(DEFAULTS)} (other names are a world sampler's options, infer=module:Class)")
         if self.algo not in ALGORITHMS:
             raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
+        if self.tree not in TREES:
+            raise SearchSpecError(f"{where!r}: tree must be one of {TREES}, got {self.tree!r}")
+        if self.tree != "all" and self.algo != "ismcts":
+            raise SearchSpecError(f"{where!r}: tree chooses the nodes of ismcts's tree; algo={self.algo} has none")
         if self.value not in VALUES:
             raise SearchSpecError(f"{where!r}: value must be one of {VALUES}, got {self.value!r}")
         if self.rollout not in ROLLOUTS and (not self.rollout or parse_spec(self.rollout).kind == "search"):

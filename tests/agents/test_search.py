@@ -59,7 +59,7 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search").algo == "pimc"
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:c=1.5:seed=3")
     assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "others": "", "value": "points",
-                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "c": 1.5, "race": 0.0,
+                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "c": 1.5, "tree": "all", "race": 0.0,
                          "tie": 0.01, "seed": 3, "options": ()}
     assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
     assert SearchAgent(RulesConfig(), SearchSettings(ms=0, sims=4)).sims == 4
@@ -79,7 +79,9 @@ def test_spec_parsing_and_errors():
                        ("search:value=score", "value must be"), ("search:race=-1", "race must be"),
                        ("search:race=2", "race needs sims"), ("search:ms=0:sims=8:race=2:tie=-1", "tie must be"),
                        ("search:algo=ismcts:ms=0:sims=8:race=2", "pimc with a compiled rollout"),
-                       ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout")]:
+                       ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout"),
+                       ("search:algo=ismcts:ms=0:sims=8:tree=some", "tree must be one of"),
+                       ("search:ms=0:sims=8:tree=own", "algo=pimc has none")]:
         with pytest.raises(SearchSpecError, match=words):
             parse_search_spec(bad)
     with pytest.raises(SearchSpecError):
@@ -480,3 +482,30 @@ def test_ismcts_compiles_a_checkpoints_policy_into_its_rollouts(tmp_path):
     save_checkpoint(tmp_path / "headed.pt", model_payload(headed, config, 0, {}))
     with pytest.raises(SearchSpecError, match="algo=pimc"):
         agents.load(f"search:algo=ismcts:rollout={tmp_path / 'headed.pt'}:ms=0:sims=4", config)
+
+
+@pytest.mark.parametrize("rollout", ["heuristic", "zoo:strong-4p:others=heuristic", "zoo:strong-4p"])
+def test_ismcts_with_tree_own_keeps_nodes_for_the_searchers_moves_alone(rollout):
+    """``tree=own``: every node of the tree is a move of the searcher's seat (the opponents' moves
+    between are the rollout's model of them), where ``tree=all`` has nodes of the other seats; both
+    play whole games."""
+    config = RulesConfig(rounds=1)
+    env = raw_env(config=config)
+    seats = {}
+    for tree in ("own", "all"):
+        search = agents.load(f"search:algo=ismcts:tree={tree}:rollout={rollout}:ms=0:sims=64:seed=3", config)
+        players: set[int] = set()
+        original = search._search_ismcts
+
+        def spy(*args, _original=original, _search=search, _players=players):
+            out = _original(*args)
+            used = int(_search._tree.meta[0])
+            _players.update(_search._tree.player[1:used].tolist())
+            return out
+
+        search._search_ismcts = spy
+        game = play_game(env, [search] + [HeuristicAgent(config)] * 3, None, np.random.default_rng(0), seed=4)
+        assert game.is_over
+        seats[tree] = players
+    assert seats["own"] == {0}, seats
+    assert len(seats["all"]) > 1, seats
