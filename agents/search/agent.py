@@ -330,7 +330,7 @@ class SearchAgent:
         def run(chunk: int) -> tuple[int, int]:
             before = int(tree.meta[1])
             ran = ismcts(self._template, self._work, self._consts, self._offsets, chunk, tree, self.c, world,
-                         self._scratch, self._policy, value, self._net, self.settings.tree == "own")
+                         self._scratch, self._policy, value, self._net, self.settings.tree == "own", self.settings.depth)
             return ran, int(tree.meta[1]) - before
 
         done, steps = self._run_chunks(start, run)

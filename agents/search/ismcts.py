@@ -102,14 +102,16 @@ def _model_move(s, c, o, policy, rs, net):
 
 
 @njit_unrefcounted(cache=True)
-def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuation, net, own):
+def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuation, net, own, max_depth):
     """``iterations`` SO-ISMCTS iterations on ``tree`` over worlds sampled from ``world`` (the
     public state is game 0 of ``tmpl``, the searcher seat 0). Its rollouts are ``policy``'s, or
     with a network (``net``, not :data:`~agents.search.network.NO_NET`) the network's at the
     searcher's seat (``o``: the observation's offsets). With ``own`` the tree's nodes are the
     searcher's decisions alone: the opponents' moves between them are the rollout's model of them
-    (:func:`_model_move`), as in PIMC, not UCB choices of their own. Returns how many ran (fewer
-    when the tree is full)."""
+    (:func:`_model_move`), as in PIMC, not UCB choices of their own. ``max_depth`` > 0: the
+    most nodes on a path below the root (with ``own``, the searcher's next ``max_depth - 1``
+    turns after this one), the rest of the round rolled out. Returns how many ran (fewer when
+    the tree is full)."""
     child_of, untried, path = tree.child_of, tree.untried, tree.path
     num_actions = child_of.shape[0]
     capacity = tree.parent.shape[0]
@@ -122,7 +124,8 @@ def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuat
         deal_hidden(s, GAME0, world, scratch)
         node = 0
         depth = 0
-        while s.round_index[0] == 0 and depth < path.shape[0]:
+        limit = path.shape[0] if max_depth <= 0 else min(max_depth, path.shape[0])
+        while s.round_index[0] == 0 and depth < limit:
             p = s.current_player[0]
             if own and p != 0:  # an opponent's turn, played by the model: no node
                 apply_action(GAME0, _model_move(s, c, o, policy, scratch.rs, net), s, c)

@@ -43,6 +43,8 @@ tree       all         ismcts: ``all``, a node for every seat's move (SO-ISMCTS,
                        by UCB on its own value); ``own``, nodes for the searcher's moves alone, the
                        opponents' moves played by the rollout's model of them (``others``, or the
                        compiled ``rollout``), as PIMC models them
+depth      0           ismcts: the most tree nodes on a path below the root (with ``tree=own``: the
+                       searcher's moves, this one and its next ``depth - 1`` turns); 0 = no limit
 seed       none        the agent's own random seed; by default it draws from ``act``'s generator
 =========  ==========  =======================================================================
 """
@@ -82,6 +84,7 @@ class SearchSettings:
     proposals: int = 8
     c: float = 0.7
     tree: str = "all"
+    depth: int = 0
     race: float = 0.0
     tie: float = 0.01
     seed: int | None = None
@@ -110,8 +113,10 @@ class SearchSettings:
             raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
         if self.tree not in TREES:
             raise SearchSpecError(f"{where!r}: tree must be one of {TREES}, got {self.tree!r}")
-        if self.tree != "all" and self.algo != "ismcts":
-            raise SearchSpecError(f"{where!r}: tree chooses the nodes of ismcts's tree; algo={self.algo} has none")
+        if (self.tree != "all" or self.depth) and self.algo != "ismcts":
+            raise SearchSpecError(f"{where!r}: tree and depth shape ismcts's tree; algo={self.algo} has none")
+        if self.depth < 0:
+            raise SearchSpecError(f"{where!r}: depth must be >= 0 (0: no limit), got {self.depth}")
         if self.value not in VALUES:
             raise SearchSpecError(f"{where!r}: value must be one of {VALUES}, got {self.value!r}")
         if self.rollout not in ROLLOUTS and (not self.rollout or parse_spec(self.rollout).kind == "search"):

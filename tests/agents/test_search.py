@@ -59,8 +59,8 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search").algo == "pimc"
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:c=1.5:seed=3")
     assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "others": "", "value": "points",
-                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "c": 1.5, "tree": "all", "race": 0.0,
-                         "tie": 0.01, "seed": 3, "options": ()}
+                         "infer": "none", "temp": TEMPERATURE, "proposals": 8, "c": 1.5, "tree": "all", "depth": 0,
+                         "race": 0.0, "tie": 0.01, "seed": 3, "options": ()}
     assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
     assert SearchAgent(RulesConfig(), SearchSettings(ms=0, sims=4)).sims == 4
     with pytest.raises(SearchSpecError, match="ms must be >= 0"):
@@ -69,7 +69,7 @@ def test_spec_parsing_and_errors():
     assert parse_search_spec("search:infer=1").infer == "constraints"  # the earlier grammar still reads
     assert parse_search_spec("search:infer=constraints:temp=2:proposals=16").proposals == 16
     assert parse_search_spec("search:value=win").value == "win"
-    for bad, words in [("search:algo=mcts", "algo must be"), ("search:depth=3", "unknown search parameter"),
+    for bad, words in [("search:algo=mcts", "algo must be"), ("search:width=3", "unknown search parameter"),
                        ("search:ms=-1", "ms must be"), ("search:ms=0", "give sims"),
                        ("search:keep=0.2", "unknown search parameter 'keep'"),
                        ("search:infer=policy:keep=0.2", "unknown search parameter 'keep'"),
@@ -81,7 +81,9 @@ def test_spec_parsing_and_errors():
                        ("search:algo=ismcts:ms=0:sims=8:race=2", "pimc with a compiled rollout"),
                        ("search:ms=0:sims=8:race=2:rollout=zoo:strong-4p", "pimc with a compiled rollout"),
                        ("search:algo=ismcts:ms=0:sims=8:tree=some", "tree must be one of"),
-                       ("search:ms=0:sims=8:tree=own", "algo=pimc has none")]:
+                       ("search:ms=0:sims=8:tree=own", "algo=pimc has none"),
+                       ("search:ms=0:sims=8:depth=2", "algo=pimc has none"),
+                       ("search:algo=ismcts:ms=0:sims=8:depth=-1", "depth must be >= 0")]:
         with pytest.raises(SearchSpecError, match=words):
             parse_search_spec(bad)
     with pytest.raises(SearchSpecError):
@@ -93,7 +95,7 @@ def test_spec_parsing_and_errors():
     assert isinstance(agent.sampler, Keep) and agent.sampler.keep == 0.5 and agent.reads == "constraints"
     assert not agent.needs_history and not agent.needs_hands
     with pytest.raises(SearchSpecError, match="Keep.*failed"):  # an option it does not take
-        agents.load(f"search:ms=0:sims=4:infer={KEEP}:keep=0.5:depth=2", RulesConfig())
+        agents.load(f"search:ms=0:sims=4:infer={KEEP}:keep=0.5:width=2", RulesConfig())
     with pytest.raises(SearchSpecError, match="not a world sampler"):  # a class that is not one
         agents.load("search:ms=0:sims=4:infer=agents:HeuristicAgent", RulesConfig())
     with pytest.raises(agents.AgentSpecError, match="cannot import"):
@@ -484,28 +486,41 @@ def test_ismcts_compiles_a_checkpoints_policy_into_its_rollouts(tmp_path):
         agents.load(f"search:algo=ismcts:rollout={tmp_path / 'headed.pt'}:ms=0:sims=4", config)
 
 
+def _tree_nodes(spec: str) -> tuple[set[int], int]:
+    """The seats of every node the ISMCTS ``spec`` grew over one 1-round game against three
+    heuristic players, and the deepest node's depth below the root."""
+    config = RulesConfig(rounds=1)
+    search = agents.load(spec, config)
+    players: set[int] = set()
+    deepest = [0]
+    original = search._search_ismcts
+
+    def spy(*args):
+        out = original(*args)
+        tree, used = search._tree, int(search._tree.meta[0])
+        players.update(tree.player[1:used].tolist())
+        for node in range(1, used):
+            depth, up = 0, node
+            while up > 0:
+                up, depth = int(tree.parent[up]), depth + 1
+            deepest[0] = max(deepest[0], depth)
+        return out
+
+    search._search_ismcts = spy
+    game = play_game(raw_env(config=config), [search] + [HeuristicAgent(config)] * 3, None, np.random.default_rng(0),
+                     seed=4)
+    assert game.is_over
+    return players, deepest[0]
+
+
 @pytest.mark.parametrize("rollout", ["heuristic", "zoo:strong-4p:others=heuristic", "zoo:strong-4p"])
 def test_ismcts_with_tree_own_keeps_nodes_for_the_searchers_moves_alone(rollout):
     """``tree=own``: every node of the tree is a move of the searcher's seat (the opponents' moves
     between are the rollout's model of them), where ``tree=all`` has nodes of the other seats; both
-    play whole games."""
-    config = RulesConfig(rounds=1)
-    env = raw_env(config=config)
-    seats = {}
-    for tree in ("own", "all"):
-        search = agents.load(f"search:algo=ismcts:tree={tree}:rollout={rollout}:ms=0:sims=64:seed=3", config)
-        players: set[int] = set()
-        original = search._search_ismcts
-
-        def spy(*args, _original=original, _search=search, _players=players):
-            out = _original(*args)
-            used = int(_search._tree.meta[0])
-            _players.update(_search._tree.player[1:used].tolist())
-            return out
-
-        search._search_ismcts = spy
-        game = play_game(env, [search] + [HeuristicAgent(config)] * 3, None, np.random.default_rng(0), seed=4)
-        assert game.is_over
-        seats[tree] = players
-    assert seats["own"] == {0}, seats
-    assert len(seats["all"]) > 1, seats
+    play whole games. ``depth`` caps the nodes on a path."""
+    own, own_depth = _tree_nodes(f"search:algo=ismcts:tree=own:rollout={rollout}:ms=0:sims=64:seed=3")
+    every, _ = _tree_nodes(f"search:algo=ismcts:tree=all:rollout={rollout}:ms=0:sims=64:seed=3")
+    assert own == {0} and len(every) > 1, (own, every)
+    assert own_depth > 1
+    assert _tree_nodes(f"search:algo=ismcts:tree=own:depth=1:rollout={rollout}:ms=0:sims=64:seed=3") == ({0}, 1)
+    assert _tree_nodes(f"search:algo=ismcts:depth=2:rollout={rollout}:ms=0:sims=64:seed=3")[1] == 2
