@@ -45,8 +45,9 @@ class SearchAgent:
     ``act`` reads only the observation dict. After each searched decision, ``last_search`` holds
     ``{"simulations": worlds (pimc) or iterations (ismcts), "rollout_decisions": decisions played in
     the worlds, "seconds": time spent, "actions": the legal action ids, "scores": per action, its mean
-    value over the worlds (pimc) or its root visits (ismcts), "worlds": per action, the worlds it
-    was tried in (pimc; fewer than ``simulations`` for actions a racing search dropped)}``: the
+    value over the worlds (pimc, and ismcts with root=every) or its root visits (ismcts), "worlds": per
+    action, the worlds it was tried in (pimc; fewer than ``simulations`` for actions a racing search
+    dropped)}``: the
     targets of expert iteration (:mod:`training.expert`).
     """
 
@@ -330,9 +331,10 @@ class SearchAgent:
         def run(chunk: int) -> tuple[int, int]:
             before = int(tree.meta[1])
             ran = ismcts(self._template, self._work, self._consts, self._offsets, chunk, tree, self.c, world,
-                         self._scratch, self._policy, value, self._net, self.settings.tree == "own", self.settings.depth)
+                         self._scratch, self._policy, value, self._net, self.settings.tree == "own", self.settings.depth,
+                         self.settings.root == "every")
             return ran, int(tree.meta[1]) - before
 
         done, steps = self._run_chunks(start, run)
-        action, counts = root_visits(tree, legal)
-        return action, done, steps, counts
+        action, scores = root_visits(tree, legal, by_value=self.settings.root == "every")
+        return action, done, steps, scores

@@ -45,6 +45,10 @@ tree       all         ismcts: ``all``, a node for every seat's move (SO-ISMCTS,
                        compiled ``rollout``), as PIMC models them
 depth      0           ismcts: the most tree nodes on a path below the root (with ``tree=own``: the
                        searcher's moves, this one and its next ``depth - 1`` turns); 0 = no limit
+root       ucb         ismcts: ``ucb``, each iteration one root move chosen by UCB, the most visited
+                       played; ``every``, each sampled world plays every legal root move (PIMC's
+                       paired comparison; ``sims`` counts worlds) with one iteration of the tree
+                       below each, the move of the best mean played (``depth=1``: PIMC)
 seed       none        the agent's own random seed; by default it draws from ``act``'s generator
 =========  ==========  =======================================================================
 """
@@ -57,11 +61,12 @@ from typing import Any
 
 from agents.spec import SearchSpecError, import_target, parse_spec
 
-__all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "SearchSettings", "SearchSpecError", "TEMPERATURE",
+__all__ = ["ALGORITHMS", "DEFAULTS", "INFER_MODES", "ROLLOUTS", "ROOTS", "SearchSettings", "SearchSpecError", "TEMPERATURE",
            "TREES", "VALUES", "is_sampler_entry_point", "parse_search_spec"]
 
 ALGORITHMS = ("pimc", "ismcts")
 TREES = ("all", "own")  #: ismcts: whose moves are the tree's nodes
+ROOTS = ("ucb", "every")  #: ismcts: how an iteration takes the root's moves
 INFER_MODES = ("policy", "constraints", "none")  #: how worlds use what the opponents showed (or a sampler's entry point)
 TEMPERATURE = 6.0  #: the opponent model's temperature: the fit on heuristic and search plays (lab/opponent_model.py)
 ROLLOUTS = ("random", "greedy", "heuristic")  #: the compiled rollout policies; a policy's code is its index
@@ -85,6 +90,7 @@ class SearchSettings:
     c: float = 0.7
     tree: str = "all"
     depth: int = 0
+    root: str = "ucb"
     race: float = 0.0
     tie: float = 0.01
     seed: int | None = None
@@ -113,8 +119,10 @@ class SearchSettings:
             raise SearchSpecError(f"{where!r}: algo must be one of {ALGORITHMS}, got {self.algo!r}")
         if self.tree not in TREES:
             raise SearchSpecError(f"{where!r}: tree must be one of {TREES}, got {self.tree!r}")
-        if (self.tree != "all" or self.depth) and self.algo != "ismcts":
-            raise SearchSpecError(f"{where!r}: tree and depth shape ismcts's tree; algo={self.algo} has none")
+        if self.root not in ROOTS:
+            raise SearchSpecError(f"{where!r}: root must be one of {ROOTS}, got {self.root!r}")
+        if (self.tree != "all" or self.depth or self.root != "ucb") and self.algo != "ismcts":
+            raise SearchSpecError(f"{where!r}: tree, depth and root shape ismcts's tree; algo={self.algo} has none")
         if self.depth < 0:
             raise SearchSpecError(f"{where!r}: depth must be >= 0 (0: no limit), got {self.depth}")
         if self.value not in VALUES:

@@ -60,7 +60,7 @@ def test_spec_parsing_and_errors():
     p = parse_search_spec("search:algo=ismcts:ms=0:sims=50:rollout=greedy:infer=0:c=1.5:seed=3")
     assert asdict(p) == {"algo": "ismcts", "ms": 0.0, "sims": 50, "rollout": "greedy", "others": "", "value": "points",
                          "infer": "none", "temp": TEMPERATURE, "proposals": 8, "c": 1.5, "tree": "all", "depth": 0,
-                         "race": 0.0, "tie": 0.01, "seed": 3, "options": ()}
+                         "root": "ucb", "race": 0.0, "tie": 0.01, "seed": 3, "options": ()}
     assert parse_search_spec(p.spec) == p and SearchSettings(ms=0, sims=16).spec == "search:ms=0:sims=16"
     assert SearchAgent(RulesConfig(), SearchSettings(ms=0, sims=4)).sims == 4
     with pytest.raises(SearchSpecError, match="ms must be >= 0"):
@@ -83,7 +83,9 @@ def test_spec_parsing_and_errors():
                        ("search:algo=ismcts:ms=0:sims=8:tree=some", "tree must be one of"),
                        ("search:ms=0:sims=8:tree=own", "algo=pimc has none"),
                        ("search:ms=0:sims=8:depth=2", "algo=pimc has none"),
-                       ("search:algo=ismcts:ms=0:sims=8:depth=-1", "depth must be >= 0")]:
+                       ("search:algo=ismcts:ms=0:sims=8:depth=-1", "depth must be >= 0"),
+                       ("search:algo=ismcts:ms=0:sims=8:root=all", "root must be one of"),
+                       ("search:ms=0:sims=8:root=every", "algo=pimc has none")]:
         with pytest.raises(SearchSpecError, match=words):
             parse_search_spec(bad)
     with pytest.raises(SearchSpecError):
@@ -524,3 +526,32 @@ def test_ismcts_with_tree_own_keeps_nodes_for_the_searchers_moves_alone(rollout)
     assert own_depth > 1
     assert _tree_nodes(f"search:algo=ismcts:tree=own:depth=1:rollout={rollout}:ms=0:sims=64:seed=3") == ({0}, 1)
     assert _tree_nodes(f"search:algo=ismcts:depth=2:rollout={rollout}:ms=0:sims=64:seed=3")[1] == 2
+
+
+def test_ismcts_playing_every_root_move_in_each_world_to_depth_one_is_pimc():
+    """``root=every:depth=1``: each world plays every legal root move and rolls it out, which is
+    PIMC: on the same seed the two give every action the same mean value at each decision."""
+    config = RulesConfig(rounds=1)
+    env = raw_env(config=config)
+    pimc = agents.load("search:ms=0:sims=24:seed=5", config)
+    tree = agents.load("search:algo=ismcts:root=every:depth=1:ms=0:sims=24:seed=5", config)
+    deeper = agents.load("search:algo=ismcts:root=every:tree=own:ms=0:sims=24:seed=5", config)
+    heuristic, rng = HeuristicAgent(config), np.random.default_rng(0)
+    compared = 0
+    for seed in range(2):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+            elif agent == env.possible_agents[0] and obs["action_mask"].sum() > 1:
+                action = pimc.act(obs, np.random.default_rng(1))
+                assert tree.act(obs, np.random.default_rng(1)) == action
+                np.testing.assert_allclose(tree.last_search["scores"], pimc.last_search["scores"])
+                deeper.act(obs, np.random.default_rng(1))
+                assert deeper.last_search["simulations"] == 24
+                compared += 1
+                env.step(action)
+            else:
+                env.step(heuristic.act(obs, rng))
+    assert compared >= 5
