@@ -13,6 +13,12 @@ and ``strength_by_time.png``::
     python lab/baselines.py --budgets 10 --algorithms ppo distill sb3-vec tianshou torchrl rllib
     python lab/baselines.py --budgets 10 --players 2
     python lab/baselines.py --report          # the table and plot from what has run
+
+The budgets are wall-clock minutes, so a row means what it says only on a machine as fast as the
+one the table was measured on. Before each run the sweep times PettingZoo's do-nothing AEC loop
+(``benchmarks/env.py``'s, 3 runs, median) against the reference machine's 423.3k decisions a second
+(docs/performance.md), records the ratio in the row (``machine_speed``), and refuses to train below
+``--min-speed`` (0.85): such a machine's rows would not compare with the table's others.
 """
 
 from __future__ import annotations
@@ -29,6 +35,31 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "lab" / "results" / "baselines"
 BIN = Path(sys.executable).parent
 HUGE = "1000000000"  # steps no run reaches: the budget stops it
+REFERENCE_DO_NOTHING = 423_300  # the do-nothing AEC loop's decisions/s where the table was measured (docs/performance.md)
+
+
+def machine_speed(runs: int = 3, steps: int = 20_000) -> float:
+    """This machine's speed against the reference: the median of ``runs`` timings of PettingZoo's
+    do-nothing AEC loop (``benchmarks/env.py``, the shape of the Chicken Foot env's) over its
+    reference rate."""
+    import statistics
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    import cf_env
+
+    # by path: an installed distribution ships a ``benchmarks`` namespace of its own
+    found = spec_from_file_location("cf_benchmarks_env", ROOT / "benchmarks" / "env.py")
+    assert found is not None and found.loader is not None
+    bench = module_from_spec(found)
+    found.loader.exec_module(bench)
+    ours = cf_env.raw_env()
+    length = bench.game_length(lambda: cf_env.raw_env())
+
+    def make() -> Any:
+        return bench.do_nothing_env(len(ours.possible_agents), ours.encoder.size, ours.num_actions, length)
+
+    bench.measure(make, 2000, 0)  # warm-up
+    return statistics.median(bench.measure(make, steps, r) for r in range(runs)) / REFERENCE_DO_NOTHING
 
 
 def commands(algorithm: str, minutes: float, out: Path, players: int = 4) -> tuple[list[list[str]], Path]:
@@ -85,12 +116,21 @@ def _config(name: str, out: Path, players: int, **fields: Any) -> str:
 ALGORITHMS = ("ppo", "distill", "sb3-vec", "tianshou", "torchrl", "rllib")
 
 
-def run(algorithm: str, minutes: float, deal_sets: int, runs: Path, players: int = 4) -> dict[str, Any] | None:
+def run(algorithm: str, minutes: float, deal_sets: int, runs: Path, players: int = 4,
+        min_speed: float = 0.85) -> dict[str, Any] | None:
     name = f"{algorithm}-{minutes:g}min" if players == 4 else f"{algorithm}-{players}p-{minutes:g}min"
     out = runs / name
     result_file = RESULTS / f"{name}.json"
     if result_file.exists():
         return json.loads(result_file.read_text())
+    speed = machine_speed()
+    if speed < min_speed:
+        print(f"{name}: not run. This machine runs at {speed:.2f} of the reference machine's speed (PettingZoo's "
+              f"do-nothing AEC loop, {speed * REFERENCE_DO_NOTHING / 1000:.0f}k against "
+              f"{REFERENCE_DO_NOTHING / 1000:.1f}k decisions/s), below --min-speed {min_speed}: a {minutes:g}-minute "
+              f"row from it would not compare with the table's. Run it on a quieter or faster machine, or pass "
+              f"--min-speed 0 to record it anyway (its row keeps machine_speed).", flush=True)
+        return None
     steps, model = commands(algorithm, minutes, out, players)
     log = RESULTS / f"{name}.log"
     start = time.time()
@@ -108,7 +148,7 @@ def run(algorithm: str, minutes: float, deal_sets: int, runs: Path, players: int
     subprocess.run([str(BIN / "chickenfoot"), "eval", spec, "heuristic", "--players", str(players), "--deal-sets",
                     str(deal_sets), "--workers", "2", "--json", str(report), "--no-progress"], check=True, cwd=ROOT)
     row = {"algorithm": algorithm, "players": players, "budget_minutes": minutes,
-           "train_seconds": round(train_seconds, 1),
+           "train_seconds": round(train_seconds, 1), "machine_speed": round(speed, 2),
            "command": " ".join(" ".join(c) for c in steps), "model": str(model), "eval_file": report.name}
     result_file.write_text(json.dumps(row, indent=2))
     return row
@@ -174,13 +214,16 @@ def main() -> None:
     parser.add_argument("--deal-sets", type=int, default=None,
                         help="duplicate deal sets per evaluation (x players games; default: 400 games)")
     parser.add_argument("--runs-dir", type=Path, default=ROOT / "runs" / "baselines")
+    parser.add_argument("--min-speed", type=float, default=0.85,
+                        help="refuse to train on a machine slower than this share of the reference (0: never)")
     parser.add_argument("--report", action="store_true", help="only write the table and plot")
     args = parser.parse_args()
     RESULTS.mkdir(parents=True, exist_ok=True)
     if not args.report:
         for minutes in args.budgets:
             for algorithm in args.algorithms:
-                row = run(algorithm, minutes, args.deal_sets or 400 // args.players, args.runs_dir, args.players)
+                row = run(algorithm, minutes, args.deal_sets or 400 // args.players, args.runs_dir, args.players,
+                          args.min_speed)
                 print(json.dumps({k: v for k, v in (row or {}).items() if k != "eval"}), flush=True)
     report()
 
