@@ -1,10 +1,12 @@
 """Single-observer ISMCTS (Cowling, Powley & Whitehouse, IEEE TCIAIG 2012), compiled.
 
-One tree over the action sequences from the searcher's decision (or, ``own``, over the searcher's
-own moves alone, the opponents' played by the rollout's model of them); each iteration samples a world,
+One tree over the action sequences from the searcher's decision; each iteration samples a world,
 descends with UCB restricted to the actions legal in that world (availability counts), adds one
 node, plays the rest of the round out and backs up each seat's value at the nodes where that seat
-moved. The searcher plays the most visited root action.
+moved. The searcher plays the most visited root action. The spec's ``tree=own`` keeps nodes for the
+searcher's moves alone (the opponents' are played by the rollout's model of them), ``depth`` caps a
+path's nodes, and ``root=every`` plays every root move in each sampled world, PIMC's paired
+comparison, and then the best mean (:func:`ismcts`).
 
 The tree lives in flat arrays (a :class:`Tree`, node 0 the root): a node's children are a linked
 list through ``child`` (its first) and ``sibling`` (the next).
