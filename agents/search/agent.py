@@ -47,8 +47,7 @@ class SearchAgent:
     the worlds, "seconds": time spent, "actions": the legal action ids, "scores": per action, its mean
     value over the worlds (pimc, and ismcts with root=every) or its root visits (ismcts), "worlds": per
     action, the worlds it was tried in (pimc; fewer than ``simulations`` for actions a racing search
-    dropped)}``: the
-    targets of expert iteration (:mod:`training.expert`).
+    dropped)}``: the targets of expert iteration (:mod:`training.expert`).
     """
 
     def __init__(self, config: RulesConfig, settings: SearchSettings | None = None, name: str | None = None) -> None:
