@@ -99,6 +99,7 @@ class DMCTrainer(SelfPlayTrainer):
         self.buffer = buf.carry_over_unfinished(cfg.return_horizon)
         n = len(idx)
         warmup = self.global_step < cfg.value_warmup_steps  # only the value head learns
+        frozen = warmup or cfg.freeze_trunk  # the trunk gets no gradient
         stats: dict[str, list[float]] = {"q_loss": [], "q_mean": [], "conservative": []}
         if n:
             mb = max(1, n // cfg.num_minibatches)
@@ -107,7 +108,6 @@ class DMCTrainer(SelfPlayTrainer):
                 for start in range(0, n, mb):
                     j = perm[start:start + mb]
                     conservative = torch.zeros(())
-                    frozen = warmup or cfg.freeze_trunk  # the trunk gets no gradient
                     with torch.set_grad_enabled(not frozen):
                         features = self.model.features(obs[j])
                     if warmup:  # V(s) alone, on frozen features: the other parameters get no gradient

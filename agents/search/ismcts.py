@@ -20,11 +20,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.search.network import net_choice
-from agents.search.rollout import choose, rollout, rollout_net
+from agents.search.rollout import rollout, rollout_move, rollout_net
 from agents.search.values import round_values
 from agents.search.worlds import deal_hidden, randint
-from cf_env.vector import GAME0, GAME1, apply_action, copy_game, njit_unrefcounted, write_observation
+from cf_env.vector import GAME0, GAME1, apply_action, copy_game, njit_unrefcounted
 
 __all__ = ["MAX_DEPTH", "TREE_NODES", "Tree", "ismcts", "new_tree", "reset_tree", "root_visits"]
 
@@ -94,16 +93,6 @@ def _expand(tree, node, a, p):
     return new
 
 
-@njit_unrefcounted(cache=True)
-def _model_move(s, c, o, policy, rs, net):
-    """The opponent model's move in game 0 (not the searcher's turn): the network's where it plays
-    every seat, else the compiled ``policy``."""
-    if net.w1t.shape[0] > 0 and net.every_seat:
-        write_observation(GAME0, s, c, o, net.obs)
-        return net_choice(net, s.legal[GAME0])
-    return choose(s, c, GAME0, policy, rs)
-
-
 @njit(cache=True)
 def _child(tree, node, a):
     """``node``'s child for action ``a`` (-1: none)."""
@@ -127,7 +116,7 @@ def _iterate(s, c, o, tree, node, depth, limit, descend, cexp, scratch, policy, 
     while descend and s.round_index[0] == 0 and depth < limit:
         p = s.current_player[0]
         if own and p != 0:  # an opponent's turn, played by the model: no node
-            apply_action(GAME0, _model_move(s, c, o, policy, scratch.rs, net), s, c)
+            apply_action(GAME0, rollout_move(s, c, o, GAME0, policy, scratch.rs, net), s, c)
             tree.meta[1] += 1
             continue
         ch = tree.child[node]
@@ -190,7 +179,7 @@ def ismcts(tmpl, s, c, o, iterations, tree, cexp, world, scratch, policy, valuat
     with a network (``net``, not :data:`~agents.search.network.NO_NET`) the network's at the
     searcher's seat (``o``: the observation's offsets). With ``own`` the tree's nodes are the
     searcher's decisions alone: the opponents' moves between them are the rollout's model of them
-    (:func:`_model_move`), as in PIMC, not UCB choices of their own. ``max_depth`` > 0: the
+    (:func:`~agents.search.rollout.rollout_move`), as in PIMC, not UCB choices of their own. ``max_depth`` > 0: the
     most nodes on a path below the root (with ``own``, the searcher's next ``max_depth - 1``
     turns after this one), the rest of the round rolled out. With ``every_root`` each sampled
     world plays every legal root move (PIMC's paired comparison at the root, one iteration of the

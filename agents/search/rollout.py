@@ -16,7 +16,8 @@ from agents.baselines import GREEDY, HEURISTIC, RANDOM, RolloutPolicy, choose, n
 from agents.search.network import net_choice
 from cf_env.vector import apply_action_inline, njit_unrefcounted, write_observation
 
-__all__ = ["GREEDY", "HEURISTIC", "RANDOM", "RolloutPolicy", "choose", "new_policy", "rollout", "rollout_net"]
+__all__ = ["GREEDY", "HEURISTIC", "RANDOM", "RolloutPolicy", "choose", "new_policy", "rollout", "rollout_move",
+           "rollout_net"]
 
 
 @njit_unrefcounted(cache=True)
@@ -35,6 +36,18 @@ def rollout(s, c, b, policy, rs):
 
 
 @njit_unrefcounted(cache=True)
+def rollout_move(s, c, o, b, policy, rs, net):
+    """The rollout's move in game ``b`` (0 with a network, the row of ``net.obs``): the network's
+    greedy choice at every seat, or with ``net.every_seat`` False at seat 0 (the searcher's)
+    alone; the compiled ``policy``'s elsewhere and without a network
+    (:data:`~agents.search.network.NO_NET`)."""
+    if net.w1t.shape[0] > 0 and (net.every_seat or s.current_player[b] == 0):
+        write_observation(b, s, c, o, net.obs)
+        return net_choice(net, s.legal[b])
+    return choose(s, c, b, policy, rs)
+
+
+@njit_unrefcounted(cache=True)
 def rollout_net(s, c, o, b, policy, rs, net):
     """:func:`rollout` with the network's greedy choices (:func:`agents.search.network.net_choice`
     on the observation written for the seat to move; ``b`` must be 0, the row of ``net.obs``) at
@@ -44,11 +57,6 @@ def rollout_net(s, c, o, b, policy, rs, net):
     for _ in range(1 << 20):  # bounded: every round ends
         if s.round_index[b] != 0:
             break
-        if net.every_seat or s.current_player[b] == 0:
-            write_observation(b, s, c, o, net.obs)
-            a = net_choice(net, s.legal[b])
-        else:
-            a = choose(s, c, b, policy, rs)
-        apply_action_inline(b, a, s, c)
+        apply_action_inline(b, rollout_move(s, c, o, b, policy, rs, net), s, c)
         steps += 1
     return steps
