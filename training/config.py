@@ -360,7 +360,12 @@ class DMCConfig(SelfPlayConfig):
         one on no evidence (0: none);
         freeze_trunk: the trunk keeps its starting weights for the whole run and only the heads
         (value, policy, action scorer) fit the returns: a network started from a policy keeps its
-        features, so what it loses is the heads' doing, not the features' (false: every part learns).
+        features, so what it loses is the heads' doing, not the features' (false: every part learns);
+        anchor: weight of a penalty on the advantages' distance from the starting network's
+        (``init_checkpoint``'s, which a frozen copy keeps): the mean over the legal actions of the
+        squared difference of the two networks' logits, each centred on its legal mean. The starting
+        policy is then a fixed prior and what the returns fit is a penalised residual over it, so
+        its choice stands unless the returns disagree by more than the penalty (0: none).
     """
 
     reward: Literal["win", "points", "relative"] = "win"
@@ -372,9 +377,13 @@ class DMCConfig(SelfPlayConfig):
     return_horizon: Literal["game", "round"] = "game"
     conservative: NonNegativeFloat = 0.0
     freeze_trunk: bool = False
+    anchor: NonNegativeFloat = 0.0
 
     @model_validator(mode="after")
-    def _a_horizon(self) -> DMCConfig:
+    def _fields_agree(self) -> DMCConfig:
+        if self.anchor and not self.init_checkpoint:
+            raise ValueError(f"anchor: {self.anchor} penalises the distance from the starting network, which needs "
+                             f"init_checkpoint (a checkpoint path or zoo:NAME); set one, or anchor: 0")
         if self.return_horizon == "round" and (self.backend != "vector" or self.reward == "win"):
             raise ValueError(f"return_horizon: round needs the vector backend and a reward paid each round "
                              f"(points or relative), got backend {self.backend!r}, reward {self.reward!r}")

@@ -24,7 +24,11 @@ Each update:
    ``conservative`` > 0 the loss adds that times ``logsumexp Q(s, .) - Q(s, a)`` over the legal
    actions (CQL, Kumar et al., 2020): actions the actors did not play cannot rise above the
    played ones on no evidence, which is how a greedy policy fitted on its own choices drifts.
-   With ``freeze_trunk`` the trunk keeps its starting features and only the heads learn.
+   With ``freeze_trunk`` the trunk keeps its starting features and only the heads learn. With
+   ``anchor`` > 0 the loss adds that times the mean squared distance of the legal actions'
+   centred logits from those of the starting network (``init_checkpoint``, kept frozen beside
+   it): the starting policy becomes a fixed prior, and the returns fit a penalised residual over
+   it, which reorders its moves only where they disagree with it by more than the penalty.
 
 The actors' policy is the argmax, the move the saved network plays (a checkpoint loads as any
 other: ``chickenfoot eval runs/NAME/final.pt heuristic``), which is what PPO's sampled policy is
@@ -42,12 +46,14 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.torch_policy import ActorCritic
 from training.collectors import VectorCollector
 from training.config import DMCConfig
 from training.optim import descend
 from training.ppo import SelfPlayTrainer
+from training.run import load_weights
 
-__all__ = ["DMCTrainer", "dmc", "q_values"]
+__all__ = ["DMCTrainer", "anchor_distance", "dmc", "q_values"]
 
 
 def q_values(logits: torch.Tensor, value: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -57,6 +63,17 @@ def q_values(logits: torch.Tensor, value: torch.Tensor, mask: torch.Tensor) -> t
     advantage = logits.masked_fill(~mask.bool(), 0.0)
     mean = advantage.sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp_min(1.0)
     return value[:, None] + advantage - mean
+
+
+def anchor_distance(logits: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per state, the mean over the legal actions (``mask``) of the squared difference between
+    ``logits`` and ``prior``'s logits, each centred on its legal mean: zero whenever the two give
+    the same advantages (a constant shift, which changes no Q-value's order, costs nothing)."""
+    legal = mask.bool()
+    diff = (logits - prior).masked_fill(~legal, 0.0)
+    count = legal.sum(1, keepdim=True).clamp_min(1)
+    centred = (diff - diff.sum(1, keepdim=True) / count).masked_fill(~legal, 0.0)
+    return (centred ** 2).sum(1) / count.squeeze(1)
 
 
 class DMCTrainer(SelfPlayTrainer):
@@ -70,6 +87,12 @@ class DMCTrainer(SelfPlayTrainer):
         super().__init__(cfg, resume=resume, progress=progress, overwrite=overwrite)
         if isinstance(self.collector, VectorCollector):  # the validator keeps return_horizon: round to it
             self.collector.mark_rounds = cfg.return_horizon == "round"
+        self.anchor: ActorCritic | None = None
+        if cfg.anchor:  # the starting network, frozen (on resume too: reloaded from init_checkpoint)
+            with torch.random.fork_rng(devices=[]):  # its throwaway init leaves the run's random stream alone
+                self.anchor = ActorCritic.for_rules(self.rules, tuple(cfg.hidden), cfg.action_head, cfg.trunk)
+            load_weights(self.anchor, self.rules, cfg.init_checkpoint)
+            self.anchor.to(self.device).eval().requires_grad_(False)
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray,
@@ -100,14 +123,14 @@ class DMCTrainer(SelfPlayTrainer):
         n = len(idx)
         warmup = self.global_step < cfg.value_warmup_steps  # only the value head learns
         frozen = warmup or cfg.freeze_trunk  # the trunk gets no gradient
-        stats: dict[str, list[float]] = {"q_loss": [], "q_mean": [], "conservative": []}
+        stats: dict[str, list[float]] = {"q_loss": [], "q_mean": [], "conservative": [], "anchor": []}
         if n:
             mb = max(1, n // cfg.num_minibatches)
             for _epoch in range(cfg.update_epochs):
                 perm = torch.randperm(n, generator=self.torch_gen).to(self.device)
                 for start in range(0, n, mb):
                     j = perm[start:start + mb]
-                    conservative = torch.zeros(())
+                    conservative = anchored = torch.zeros(())
                     with torch.set_grad_enabled(not frozen):
                         features = self.model.features(obs[j])
                     if warmup:  # V(s) alone, on frozen features: the other parameters get no gradient
@@ -119,10 +142,14 @@ class DMCTrainer(SelfPlayTrainer):
                         if cfg.conservative:  # CQL: the legal actions' soft maximum pushed down to the played one
                             soft_max = torch.logsumexp(q_all.masked_fill(~mask[j].bool(), float("-inf")), dim=1)
                             conservative = cfg.conservative * (soft_max - q).mean()
+                        if self.anchor is not None:  # the residual over the starting network, penalised
+                            prior, _ = self.anchor(obs[j], mask[j])
+                            anchored = cfg.anchor * anchor_distance(logits, prior, mask[j]).mean()
                     q_loss = 0.5 * ((q - target[j]) ** 2).mean()
-                    descend(self.optimizer, q_loss + conservative, self.model, cfg.max_grad_norm)
+                    descend(self.optimizer, q_loss + conservative + anchored, self.model, cfg.max_grad_norm)
                     stats["q_loss"].append(q_loss.item())
                     stats["conservative"].append(conservative.item())
+                    stats["anchor"].append(anchored.item())
                     stats["q_mean"].append(q.mean().item())
         out = {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
         out |= {"batch": float(n), "waiting": float(self.buffer.size),

@@ -16,7 +16,7 @@ import torch
 import agents
 from agents.checkpoint import CheckpointError, load_checkpoint
 from training.config import DMCConfig, TrainConfigError, load_config
-from training.dmc import DMCTrainer, q_values
+from training.dmc import DMCTrainer, anchor_distance, q_values
 from training.evaluate import evaluate
 from training.trajectories import Trajectories
 
@@ -218,3 +218,62 @@ def test_a_frozen_trunk_keeps_its_weights_while_the_heads_fit_the_returns(tmp_pa
     changed = {k for k, v in trainer.model.state_dict().items() if not torch.equal(v, before[k])}
     assert not any(k.startswith("trunk") for k in changed), changed
     assert any(k.startswith("policy.") for k in changed) and any(k.startswith("value.") for k in changed), changed
+
+
+def test_the_anchor_distance_ignores_a_shift_and_the_illegal_actions():
+    mask = torch.tensor([[1, 1, 1, 0]], dtype=torch.bool)
+    prior = torch.tensor([[0.5, -1.0, 2.0, 7.0]])
+    assert anchor_distance(prior + 3.0, prior, mask).item() == pytest.approx(0.0, abs=1e-6)
+    assert anchor_distance(prior + torch.tensor([[0.0, 0.0, 0.0, 9.0]]), prior, mask).item() == pytest.approx(0.0)
+    moved = prior + torch.tensor([[1.0, 0.0, -1.0, 0.0]])  # centred: +1, 0, -1 over three legal actions
+    assert anchor_distance(moved, prior, mask).item() == pytest.approx(2.0 / 3.0)
+
+
+@pytest.mark.parametrize("weight", [0.0, 50.0])
+def test_an_anchor_keeps_the_starting_choice_unless_the_returns_outweigh_it(tmp_path, weight):
+    """Every state has four legal actions, each played in turn; action 3 alone returns 1. Fitted
+    freely, the greedy choice moves to action 3 everywhere; with a heavy anchor the starting
+    network's choice stands and its logits hardly move. The anchor is the starting network, and a
+    resumed run reloads it from ``init_checkpoint``."""
+    start = DMCTrainer(load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), run_name="start", total_steps=64),
+                       progress=False).run()["final"]
+    with pytest.raises(TrainConfigError, match="init_checkpoint"):
+        load_config(SMOKE, DMCConfig, anchor=1.0)
+    cfg = load_config(SMOKE, DMCConfig, runs_dir=str(tmp_path), init_checkpoint=start, anchor=weight,
+                      learning_rate=0.01)
+    trainer = DMCTrainer(cfg, progress=False)
+    trainer.warm_start()
+    dim, num = trainer.model.obs_dim, trainer.model.num_actions
+    rng = np.random.default_rng(0)
+    obs = np.repeat(rng.random((16, dim), dtype=np.float32), 4, axis=0)
+    mask = np.zeros((64, num), bool)
+    mask[:, :4] = True
+    action = np.tile(np.arange(4), 16)
+    obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
+
+    def choice() -> list[int]:
+        with torch.no_grad():
+            return trainer.model(obs_t, mask_t)[0].argmax(1).tolist()
+
+    before = choice()
+    assert (trainer.anchor is not None) == bool(weight)
+    for _ in range(30):
+        buf = Trajectories(num_envs=64, num_players=2, obs_dim=dim, num_actions=num)
+        buf.open(np.arange(64), np.zeros(64, np.int64), obs, mask, action, np.zeros(64, np.float32),
+                 np.zeros(64, np.float32))
+        buf.credit(np.arange(64), np.zeros(64, np.int64), (action == 3).astype(np.float32))
+        buf.terminate(np.arange(64), np.zeros(64, np.int64))
+        trainer.buffer = buf
+        stats = trainer.learn()
+        assert np.isfinite(stats["q_loss"]) and (stats["anchor"] > 0) == bool(weight)
+    if weight:
+        assert choice() == before and 3 not in set(before[::4])  # the starting choice, which was not action 3
+        with torch.no_grad():
+            prior = trainer.anchor(obs_t, mask_t)[0]
+            assert anchor_distance(trainer.model(obs_t, mask_t)[0], prior, mask_t).max() < 0.01
+        trainer.save()
+        resumed = DMCTrainer(cfg, resume=True, progress=False)
+        first = load_checkpoint(start)["model"]
+        assert all(torch.equal(resumed.anchor.state_dict()[k], v) for k, v in first.items())
+    else:
+        assert choice() == [3] * 64
