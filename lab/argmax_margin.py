@@ -1,0 +1,92 @@
+"""How near a network's greedy move is to its second choice, and how much noise reorders them.
+
+A network that plays its argmax (DMC's actors, ``chickenfoot eval`` of a checkpoint) changes its
+play wherever its top two logits trade places. Read as DMC's advantages (``init_checkpoint``
+divided by ``temperature``), a distilled network's margins must be compared with the size of the
+updates the returns make to them. This measures, over seat 0's decisions with a choice in games
+of ``--player`` against ``--opponents`` (:func:`lab.oracle_regret.collect_positions`), the gap
+between the checkpoint's top two legal logits (in the logits' own units, and divided by
+``--temperature``), and the share of decisions whose argmax changes when Gaussian noise of each
+``--noise`` standard deviation (in the divided units) is added to every logit::
+
+    python -m lab.argmax_margin zoo:strong-4p --temperature 10 --games 40 --noise 0.01 0.03 0.1
+
+prints one JSON object. What it found is in lab/results/dmc.md (session 76).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from agents import checkpoint_file, spec_rules
+from agents.checkpoint import load_checkpoint
+from agents.torch_policy import ActorCritic, model_from_checkpoint
+from cf_env import RulesConfig
+from lab.oracle_regret import collect_positions
+
+__all__ = ["argmax_margin", "main"]
+
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def argmax_margin(model: ActorCritic, obs: np.ndarray, mask: np.ndarray, temperature: float,
+                  noise: Sequence[float], draws: int, seed: int) -> dict:
+    """The top-two gaps of ``model``'s logits at these positions and the argmax changes under
+    ``noise`` (see the module docstring); ``draws`` noise draws each, averaged."""
+    obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask.astype(bool))
+    if not bool((mask_t.sum(1) > 1).all()):
+        raise ValueError("every position needs two legal actions or more: a gap needs a second choice")
+    with torch.no_grad():
+        logits, _ = model(obs_t, mask_t)
+    top = logits.topk(2, dim=1).values
+    gap = (top[:, 0] - top[:, 1]).numpy()
+    best = logits.argmax(1)
+    gen = torch.Generator().manual_seed(seed)
+    changed = {}
+    for sigma in noise:
+        shares = []
+        for _ in range(draws):
+            noisy = logits + torch.randn(logits.shape, generator=gen) * sigma * temperature
+            shares.append(float((noisy.masked_fill(~mask_t, float("-inf")).argmax(1) != best).float().mean()))
+        changed[str(sigma)] = round(float(np.mean(shares)), 4)
+    return {"positions": len(gap), "temperature": temperature,
+            "gap_quantiles": {str(q): round(float(np.quantile(gap, q)), 4) for q in QUANTILES},
+            "gap_quantiles_divided": {str(q): round(float(np.quantile(gap, q)) / temperature, 4) for q in QUANTILES},
+            "share_gap_below_divided": {str(s): round(float((gap / temperature < s).mean()), 4) for s in noise},
+            "argmax_changed_by_noise": changed}
+
+
+def main(argv: Sequence[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m lab.argmax_margin", description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoint", help="a checkpoint path or zoo:NAME")
+    parser.add_argument("--temperature", type=float, default=1.0, help="the logits' divisor (init_checkpoint's)")
+    parser.add_argument("--player", default="heuristic", help="seat 0's agent in the games the positions come from")
+    parser.add_argument("--opponents", default="heuristic")
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--noise", type=float, nargs="+", default=[0.01, 0.03, 0.1])
+    parser.add_argument("--draws", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.temperature <= 0:
+        parser.error(f"--temperature must be > 0, got {args.temperature}")
+    config = spec_rules(args.checkpoint) or RulesConfig()
+    path = checkpoint_file(args.checkpoint)
+    model = model_from_checkpoint(load_checkpoint(path), config, path)
+    if not isinstance(model, ActorCritic):
+        parser.error(f"{args.checkpoint} is an ensemble; give one of its members")
+    found = collect_positions(config, args.player, args.opponents, args.games, args.seed)
+    obs = np.stack([p["observation"] for p in found]).astype(np.float32)
+    mask = np.stack([p["action_mask"] for p in found]).astype(bool)
+    report = {"checkpoint": args.checkpoint, "games": args.games, "player": args.player, "opponents": args.opponents,
+              **argmax_margin(model.eval(), obs, mask, args.temperature, args.noise, args.draws, args.seed)}
+    print(json.dumps(report, indent=1))
+    return report
+
+
+if __name__ == "__main__":
+    main()

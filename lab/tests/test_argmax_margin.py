@@ -1,0 +1,35 @@
+"""The argmax margin (lab/argmax_margin.py): top-two logit gaps and the argmax changes noise makes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.torch_policy import ActorCritic
+from cf_env import RulesConfig
+from lab.argmax_margin import argmax_margin
+from lab.oracle_regret import collect_positions
+
+TINY = RulesConfig(num_players=2, max_pip=4, hand_size=4, rounds=2)
+
+
+def test_gaps_are_read_in_both_units_and_more_noise_changes_more_choices():
+    torch.manual_seed(0)
+    model = ActorCritic.for_rules(TINY, (16, 16)).eval()
+    found = collect_positions(TINY, "heuristic", "random", 4, seed=3)
+    obs = np.stack([p["observation"] for p in found]).astype(np.float32)
+    mask = np.stack([p["action_mask"] for p in found]).astype(bool)
+    report = argmax_margin(model, obs, mask, temperature=4.0, noise=[0.0, 0.001, 100.0], draws=3, seed=0)
+    assert report["positions"] == len(found) > 5
+    gaps = list(report["gap_quantiles"].values())
+    assert gaps == sorted(gaps) and gaps[0] >= 0
+    assert report["gap_quantiles_divided"]["0.5"] == pytest.approx(report["gap_quantiles"]["0.5"] / 4, abs=1e-4)
+    changed = report["argmax_changed_by_noise"]
+    assert changed["0.0"] == 0.0 and changed["0.001"] <= changed["100.0"]
+    assert changed["100.0"] > 0.3  # noise far above every gap: the argmax is nearly a uniform draw
+    single = mask.copy()
+    single[0] = False
+    single[0, np.flatnonzero(mask[0])[0]] = True
+    with pytest.raises(ValueError, match="two legal actions"):
+        argmax_margin(model, obs, single, 1.0, [0.1], 1, 0)
