@@ -11,7 +11,13 @@ between the checkpoint's top two legal logits (in the logits' own units, and div
 
     python -m lab.argmax_margin zoo:strong-4p --temperature 10 --games 40 --noise 0.01 0.03 0.1
 
-prints one JSON object. What it found is in lab/results/dmc.md (session 76).
+prints one JSON object. What noise of that size costs in play, :class:`NoisyNetwork` measures:
+the network playing the argmax of its logits plus fresh Gaussian noise at each decision, an agent
+spec like any other::
+
+    chickenfoot eval lab.argmax_margin:NoisyNetwork:sigma=0.3 heuristic --deal-sets 100 --workers 2
+
+What they found is in lab/results/dmc.md (session 76).
 """
 
 from __future__ import annotations
@@ -19,17 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from agents import checkpoint_file, spec_rules
 from agents.checkpoint import load_checkpoint
-from agents.torch_policy import ActorCritic, model_from_checkpoint
+from agents.torch_policy import ActorCritic, TorchAgent, model_from_checkpoint
 from cf_env import RulesConfig
 from lab.oracle_regret import collect_positions
 
-__all__ = ["argmax_margin", "main"]
+__all__ = ["NoisyNetwork", "argmax_margin", "main"]
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -59,6 +66,28 @@ def argmax_margin(model: ActorCritic, obs: np.ndarray, mask: np.ndarray, tempera
             "gap_quantiles_divided": {str(q): round(float(np.quantile(gap, q)) / temperature, 4) for q in QUANTILES},
             "share_gap_below_divided": {str(s): round(float((gap / temperature < s).mean()), 4) for s in noise},
             "argmax_changed_by_noise": changed}
+
+
+class NoisyNetwork:
+    """A checkpoint (``net``: a path or a zoo name, ``strong-4p`` by default) playing the argmax of
+    its logits plus Gaussian noise of standard deviation ``sigma`` (in the logits' units; DMC's
+    divided units times the temperature), drawn afresh at every decision with the generator
+    given to :meth:`act`: a network whose near-ties are broken at random, not a worse one."""
+
+    def __init__(self, config: RulesConfig, net: str = "strong-4p", sigma: float = 0.0) -> None:
+        if not sigma >= 0:
+            raise ValueError(f"sigma must be >= 0, got {sigma}")
+        spec = net if Path(str(net)).suffix == ".pt" else f"zoo:{net}"
+        self.agent = TorchAgent.from_checkpoint(checkpoint_file(spec), config)
+        self.config, self.sigma, self.name = config, float(sigma), f"noisy {spec} sigma={sigma}"
+
+    @torch.no_grad()
+    def act(self, observation: dict, rng: np.random.Generator) -> int:
+        obs = torch.as_tensor(np.asarray(observation["observation"], dtype=np.float32))[None]
+        legal = np.asarray(observation["action_mask"]).astype(bool)
+        logits = self.agent.model(obs, torch.from_numpy(legal)[None])[0][0].numpy()
+        noisy = logits + rng.normal(0.0, self.sigma, logits.shape) if self.sigma else logits
+        return int(np.flatnonzero(legal)[np.argmax(noisy[legal])])
 
 
 def main(argv: Sequence[str] | None = None) -> dict:

@@ -33,3 +33,26 @@ def test_gaps_are_read_in_both_units_and_more_noise_changes_more_choices():
     single[0, np.flatnonzero(mask[0])[0]] = True
     with pytest.raises(ValueError, match="two legal actions"):
         argmax_margin(model, obs, single, 1.0, [0.1], 1, 0)
+
+
+def test_a_noiseless_noisy_network_plays_the_networks_argmax_and_noise_changes_some_choices():
+    import agents
+    from cf_env import raw_env
+    from lab.argmax_margin import NoisyNetwork
+
+    config = RulesConfig()
+    plain, noisy = agents.load("zoo:strong-4p", config), NoisyNetwork(config, sigma=0.0)
+    loud = agents.load("lab.argmax_margin:NoisyNetwork:sigma=30.0", config)
+    env = raw_env(config=config)
+    env.reset(seed=5)
+    rng, changed = np.random.default_rng(0), 0
+    for _ in range(60):
+        observation = env.observe(env.agent_selection)
+        assert noisy.act(observation, rng) == plain.act(observation, rng)
+        action = loud.act(observation, rng)
+        assert observation["action_mask"][action]
+        changed += action != plain.act(observation, rng)
+        env.step(plain.act(observation, rng))
+    assert changed > 0
+    with pytest.raises(ValueError, match="sigma"):
+        NoisyNetwork(config, sigma=-1.0)
