@@ -365,7 +365,11 @@ class DMCConfig(SelfPlayConfig):
         (``init_checkpoint``'s, which a frozen copy keeps): the mean over the legal actions of the
         squared difference of the two networks' logits, each centred on its legal mean. The starting
         policy is then a fixed prior and what the returns fit is a penalised residual over it, so
-        its choice stands unless the returns disagree by more than the penalty (0: none).
+        its choice stands unless the returns disagree by more than the penalty (0: none);
+        dueling: ``mean`` (``Q = V + A - mean A`` over the legal actions, Wang et al.'s) or ``max``
+        (``Q = V + A - max A``): with ``max`` the greedy action's ``Q`` is ``V`` itself, so the
+        greedy play's returns fit the value head and leave the advantages alone, and only the
+        explored actions' returns move them, each toward its return's gap from ``V``.
     """
 
     reward: Literal["win", "points", "relative"] = "win"
@@ -378,6 +382,7 @@ class DMCConfig(SelfPlayConfig):
     conservative: NonNegativeFloat = 0.0
     freeze_trunk: bool = False
     anchor: NonNegativeFloat = 0.0
+    dueling: Literal["mean", "max"] = "mean"
 
     @model_validator(mode="after")
     def _fields_agree(self) -> DMCConfig:

@@ -56,13 +56,20 @@ from training.run import load_weights
 __all__ = ["DMCTrainer", "anchor_distance", "dmc", "q_values"]
 
 
-def q_values(logits: torch.Tensor, value: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """The dueling action values ``V(s) + A(s, a) - mean A(s, .)``, the mean over the legal actions
-    (``mask``); an illegal action's value is meaningless (its logit is masked)."""
-    legal = mask.to(logits.dtype)
-    advantage = logits.masked_fill(~mask.bool(), 0.0)
-    mean = advantage.sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp_min(1.0)
-    return value[:, None] + advantage - mean
+def q_values(logits: torch.Tensor, value: torch.Tensor, mask: torch.Tensor, dueling: str = "mean") -> torch.Tensor:
+    """The dueling action values ``V(s) + A(s, a) - m(s)``, ``m`` the mean (``dueling="mean"``)
+    or the maximum (``"max"``) of ``A`` over the legal actions (``mask``); an illegal action's
+    value is meaningless (its logit is masked). With the maximum, the greedy action's value is
+    ``V(s)`` itself, the value of the greedy policy's state."""
+    if dueling not in ("mean", "max"):
+        raise ValueError(f"dueling must be 'mean' or 'max', got {dueling!r}")
+    legal = mask.bool()
+    advantage = logits.masked_fill(~legal, 0.0)
+    if dueling == "max":
+        centre = logits.masked_fill(~legal, float("-inf")).amax(1, keepdim=True)
+    else:
+        centre = advantage.sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp_min(1)
+    return value[:, None] + advantage - centre
 
 
 def anchor_distance(logits: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -103,7 +110,7 @@ class DMCTrainer(SelfPlayTrainer):
         legal_t = torch.from_numpy(mask).to(dev)
         logits, value = self.model(torch.from_numpy(obs).to(dev), legal_t)
         actions = logits.argmax(dim=1).cpu().numpy()  # the argmax of Q: V and the mean are the state's
-        q = q_values(logits, value, legal_t).cpu().numpy()
+        q = q_values(logits, value, legal_t, self.cfg.dueling).cpu().numpy()
         explore = self.rng.random(len(actions)) < self.cfg.epsilon_at(self.global_step)
         if explore.any():
             legal = mask[explore]
@@ -137,7 +144,7 @@ class DMCTrainer(SelfPlayTrainer):
                         q = self.model.value(features).squeeze(-1)
                     else:
                         logits, value = self.model.masked_heads(obs[j], features, mask[j])
-                        q_all = q_values(logits, value, mask[j])
+                        q_all = q_values(logits, value, mask[j], cfg.dueling)
                         q = q_all.gather(1, action[j][:, None]).squeeze(1)
                         if cfg.conservative:  # CQL: the legal actions' soft maximum pushed down to the played one
                             soft_max = torch.logsumexp(q_all.masked_fill(~mask[j].bool(), float("-inf")), dim=1)

@@ -277,3 +277,28 @@ def test_an_anchor_keeps_the_starting_choice_unless_the_returns_outweigh_it(tmp_
         assert all(torch.equal(resumed.anchor.state_dict()[k], v) for k, v in first.items())
     else:
         assert choice() == [3] * 64
+
+
+def test_max_dueling_gives_the_greedy_action_v_and_leaves_its_advantage_untouched_by_its_return():
+    """``dueling: max``: Q = V + A - max A over the legal actions, so the greedy action's Q is V,
+    fitting it moves V alone, and an explored action's fit moves its advantage and the greedy one's."""
+    torch.manual_seed(0)
+    logits = torch.randn(6, 5, requires_grad=True)
+    value = torch.randn(6, requires_grad=True)
+    mask = torch.tensor([[1, 1, 0, 1, 0]] * 6, dtype=torch.bool)
+    masked = logits.masked_fill(~mask, torch.finfo(torch.float32).min)
+    q = q_values(masked, value, mask, "max")
+    greedy = masked.argmax(1)
+    torch.testing.assert_close(q.gather(1, greedy[:, None]).squeeze(1), value)
+    assert (q.masked_fill(~mask, -1e9).argmax(1) == greedy).all()
+    q.gather(1, greedy[:, None]).sum().backward()
+    assert (logits.grad == 0).all() and (value.grad == 1).all()
+    legal_ids = torch.tensor([0, 1, 3])
+    other = torch.stack([legal_ids[legal_ids != g][0] for g in greedy])  # a legal action, not the greedy one
+    logits.grad = None
+    q_values(logits.masked_fill(~mask, torch.finfo(torch.float32).min), value, mask, "max").gather(
+        1, other[:, None]).sum().backward()
+    rows = torch.arange(6)
+    assert (logits.grad[rows, other] == 1).all() and (logits.grad[rows, greedy] == -1).all()
+    with pytest.raises(ValueError, match="dueling"):
+        q_values(masked, value, mask, "min")
