@@ -4,8 +4,9 @@ The network is read as a dueling Q-network (Wang et al., 2016): ``Q(s, a) = V(s)
 mean A(s, .)`` over the legal actions, ``V`` the value head and ``A`` the policy logits, which the
 linear policy head, and the action head when the network has one (the scores of each legal
 action's features: its tile, the end it matches, the arm or toe it opens, draw, pass;
-:class:`agents.torch_policy.ActionScorer`), give over the observation. The argmax of ``Q`` is the
-argmax of the logits, the move the saved network plays, and a network started from a policy
+:class:`agents.torch_policy.ActionScorer`), give over the observation (``dueling: max``: ``-
+max A(s, .)`` instead of the mean, so that the greedy action's ``Q`` is ``V``). The argmax of
+``Q`` is the argmax of the logits, the move the saved network plays, and a network started from a policy
 (``init_checkpoint``) starts as that policy's greedy play; ``init_checkpoint: NAME:temperature=T``
 divides its logits by ``T`` first, bringing their spread to the returns' (read as plain
 action values, a distilled network's logits are several units apart while the returns of the
@@ -109,7 +110,7 @@ class DMCTrainer(SelfPlayTrainer):
         dev = self.device
         legal_t = torch.from_numpy(mask).to(dev)
         logits, value = self.model(torch.from_numpy(obs).to(dev), legal_t)
-        actions = logits.argmax(dim=1).cpu().numpy()  # the argmax of Q: V and the mean are the state's
+        actions = logits.argmax(dim=1).cpu().numpy()  # the argmax of Q: V and the mean (or max) are the state's
         q = q_values(logits, value, legal_t, self.cfg.dueling).cpu().numpy()
         explore = self.rng.random(len(actions)) < self.cfg.epsilon_at(self.global_step)
         if explore.any():
