@@ -191,6 +191,7 @@ def import_target(argument: str) -> object:
                 del sys.modules[name]
                 raise
     else:
+        _local_modules_importable(where)
         try:
             module = importlib.import_module(where)
         except ModuleNotFoundError as exc:
@@ -201,6 +202,21 @@ def import_target(argument: str) -> object:
         public = sorted(n for n in vars(module) if not n.startswith("_") and isinstance(getattr(module, n), type))
         raise AgentSpecError(f"{argument}: {where} has no {attr!r}; its classes: {public or 'none'}")
     return getattr(module, attr)
+
+
+def _local_modules_importable(module: str) -> None:
+    """Put the current folder on ``sys.path`` (last, so that it shadows nothing installed) when
+    ``module``'s top-level package or file is in it and the folder is not on the path: a console
+    script (``chickenfoot eval mybots:Bot``) starts with its own folder there, not the current one,
+    and ``python -m`` or the interpreter's prompt start with the current one."""
+    import os
+    import sys
+
+    here = os.getcwd()
+    top = module.split(".")[0]
+    on_path = {os.path.abspath(p or os.curdir) for p in sys.path}
+    if here not in on_path and ((Path(here) / f"{top}.py").is_file() or (Path(here) / top).is_dir()):
+        sys.path.append(here)
 
 
 def check_device(device: object) -> str:

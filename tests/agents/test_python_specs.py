@@ -58,3 +58,25 @@ def test_evaluate_and_the_command_line_take_it():
                                        "--hand-size", "5", "--rounds", "1", "--deal-sets", "2", "--no-progress"])
     assert result.exit_code == 0, result.output
     assert "MyAgent" in result.output
+
+
+def test_a_module_in_the_current_folder_loads_from_the_console_script_too(tmp_path, monkeypatch):
+    """``module:Class`` imports a module in the current folder even where the current folder is
+    not on ``sys.path``, as for the ``chickenfoot`` console script (whose own folder is there)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "local_bots_here.py").write_text("from agents import GreedyAgent as Bot\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    assert agents.load("local_bots_here:Bot", SMALL).act is not None
+    assert sys.path[-1] == str(tmp_path)  # appended: it shadows nothing installed
+    script = Path(sys.executable).parent / "chickenfoot"
+    if not script.exists():
+        pytest.skip("the chickenfoot console script is not installed beside this interpreter")
+    out = subprocess.run([str(script), "eval", "local_bots_here:Bot", "random", "--players", "3", "--max-pip", "6",
+                          "--hand-size", "5", "--rounds", "1", "--deal-sets", "1", "--no-progress"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "local_bots_here:Bot" in out.stdout
