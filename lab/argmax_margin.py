@@ -11,9 +11,10 @@ between the checkpoint's top two legal logits (in the logits' own units, and div
 
     python -m lab.argmax_margin zoo:strong-4p --temperature 10 --games 40 --noise 0.01 0.03 0.1
 
-prints one JSON object. What noise of that size costs in play, :class:`NoisyNetwork` measures:
-the network playing the argmax of its logits plus fresh Gaussian noise at each decision, an agent
-spec like any other::
+prints one JSON object; ``--against CKPT`` adds where that checkpoint's argmax differs
+(:func:`moved`: the share, the kinds of change, and whether the new tiles are lighter). What
+noise of that size costs in play, :class:`NoisyNetwork` measures: the network playing the argmax
+of its logits plus fresh Gaussian noise at each decision, an agent spec like any other::
 
     chickenfoot eval lab.argmax_margin:NoisyNetwork:sigma=0.3 heuristic --deal-sets 100 --workers 2
 
@@ -36,7 +37,7 @@ from agents.torch_policy import ActorCritic, TorchAgent, model_from_checkpoint
 from cf_env import RulesConfig
 from lab.oracle_regret import collect_positions
 
-__all__ = ["NoisyNetwork", "argmax_margin", "main"]
+__all__ = ["NoisyNetwork", "argmax_margin", "main", "moved"]
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -66,6 +67,38 @@ def argmax_margin(model: ActorCritic, obs: np.ndarray, mask: np.ndarray, tempera
             "gap_quantiles_divided": {str(q): round(float(np.quantile(gap, q)) / temperature, 4) for q in QUANTILES},
             "share_gap_below_divided": {str(s): round(float((gap / temperature < s).mean()), 4) for s in noise},
             "argmax_changed_by_noise": changed}
+
+
+def moved(before: torch.nn.Module, after: torch.nn.Module, obs: np.ndarray, mask: np.ndarray,
+          config: RulesConfig) -> dict:
+    """Where ``after``'s argmax differs from ``before``'s at these positions: the share changed,
+    the changes by kind (``play``, ``draw``, ``pass``: ``"play->pass"``...), and over the changes
+    from one play to another the mean pips of the two tiles and the share where the new one is
+    lighter."""
+    from cf_env.replay import action_table
+
+    table = action_table(config.max_pip)
+    obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask.astype(bool))
+    with torch.no_grad():
+        old = before(obs_t, mask_t)[0].argmax(1).numpy()
+        new = after(obs_t, mask_t)[0].argmax(1).numpy()
+
+    def kind(a: int) -> str:
+        return "draw" if a == table.draw else "pass" if a == table.pass_ else "play"
+
+    changed = np.flatnonzero(old != new)
+    kinds: dict[str, int] = {}
+    for i in changed:
+        key = f"{kind(old[i])}->{kind(new[i])}"
+        kinds[key] = kinds.get(key, 0) + 1
+    plays = [(table.match[old[i]] + table.expose[old[i]], table.match[new[i]] + table.expose[new[i]])
+             for i in changed if kind(old[i]) == kind(new[i]) == "play"]
+    pips = np.array(plays, dtype=float).reshape(-1, 2)
+    return {"positions": len(old), "changed": round(float(len(changed) / max(len(old), 1)), 4), "kinds": kinds,
+            "play_to_play": {"count": len(plays),
+                             "pips_before": round(float(pips[:, 0].mean()), 3) if plays else None,
+                             "pips_after": round(float(pips[:, 1].mean()), 3) if plays else None,
+                             "share_lighter": round(float((pips[:, 1] < pips[:, 0]).mean()), 4) if plays else None}}
 
 
 class NoisyNetwork:
@@ -100,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     parser.add_argument("--noise", type=float, nargs="+", default=[0.01, 0.03, 0.1])
     parser.add_argument("--draws", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--against", help="another checkpoint: also report where its argmax differs (moved())")
     args = parser.parse_args(argv)
     if args.temperature <= 0:
         parser.error(f"--temperature must be > 0, got {args.temperature}")
@@ -113,6 +147,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
     mask = np.stack([p["action_mask"] for p in found]).astype(bool)
     report = {"checkpoint": args.checkpoint, "games": args.games, "player": args.player, "opponents": args.opponents,
               **argmax_margin(model.eval(), obs, mask, args.temperature, args.noise, args.draws, args.seed)}
+    if args.against:
+        other_path = checkpoint_file(args.against)
+        other = model_from_checkpoint(load_checkpoint(other_path), config, other_path)
+        report["moved"] = {"against": args.against, **moved(model, other.eval(), obs, mask, config)}
     print(json.dumps(report, indent=1))
     return report
 

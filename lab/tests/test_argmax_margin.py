@@ -56,3 +56,18 @@ def test_a_noiseless_noisy_network_plays_the_networks_argmax_and_noise_changes_s
     assert changed > 0
     with pytest.raises(ValueError, match="sigma"):
         NoisyNetwork(config, sigma=-1.0)
+
+
+def test_moved_counts_the_changed_choices_by_kind_and_weight():
+    from lab.argmax_margin import moved
+
+    torch.manual_seed(0)
+    first, second = ActorCritic.for_rules(TINY, (16, 16)).eval(), ActorCritic.for_rules(TINY, (16, 16)).eval()
+    found = collect_positions(TINY, "heuristic", "random", 4, seed=3)
+    obs = np.stack([p["observation"] for p in found]).astype(np.float32)
+    mask = np.stack([p["action_mask"] for p in found]).astype(bool)
+    same = moved(first, first, obs, mask, TINY)
+    assert same["changed"] == 0.0 and same["kinds"] == {} and same["play_to_play"]["count"] == 0
+    other = moved(first, second, obs, mask, TINY)
+    assert other["changed"] > 0 and sum(other["kinds"].values()) == round(other["changed"] * len(found))
+    assert other["play_to_play"]["count"] == other["kinds"].get("play->play", 0)
