@@ -138,19 +138,22 @@ def main(argv: Sequence[str] | None = None) -> dict:
     if args.temperature <= 0:
         parser.error(f"--temperature must be > 0, got {args.temperature}")
     config = spec_rules(args.checkpoint) or RulesConfig()
-    path = checkpoint_file(args.checkpoint)
-    model = model_from_checkpoint(load_checkpoint(path), config, path)
-    if not isinstance(model, ActorCritic):
-        parser.error(f"{args.checkpoint} is an ensemble; give one of its members")
+
+    def network(spec: str) -> ActorCritic:
+        path = checkpoint_file(spec)
+        model = model_from_checkpoint(load_checkpoint(path), config, path)
+        if not isinstance(model, ActorCritic):
+            parser.error(f"{spec} is an ensemble; give one of its members")
+        return model.eval()
+
+    model = network(args.checkpoint)
     found = collect_positions(config, args.player, args.opponents, args.games, args.seed)
     obs = np.stack([p["observation"] for p in found]).astype(np.float32)
     mask = np.stack([p["action_mask"] for p in found]).astype(bool)
     report = {"checkpoint": args.checkpoint, "games": args.games, "player": args.player, "opponents": args.opponents,
-              **argmax_margin(model.eval(), obs, mask, args.temperature, args.noise, args.draws, args.seed)}
+              **argmax_margin(model, obs, mask, args.temperature, args.noise, args.draws, args.seed)}
     if args.against:
-        other_path = checkpoint_file(args.against)
-        other = model_from_checkpoint(load_checkpoint(other_path), config, other_path)
-        report["moved"] = {"against": args.against, **moved(model, other.eval(), obs, mask, config)}
+        report["moved"] = {"against": args.against, **moved(model, network(args.against), obs, mask, config)}
     print(json.dumps(report, indent=1))
     return report
 

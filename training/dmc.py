@@ -42,6 +42,7 @@ Usage: ``chickenfoot dmc --config configs/dmc-smoke.yaml [--resume]``.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -97,10 +98,9 @@ class DMCTrainer(SelfPlayTrainer):
             self.collector.mark_rounds = cfg.return_horizon == "round"
         self.anchor: ActorCritic | None = None
         if cfg.anchor:  # the starting network, frozen (on resume too: reloaded from init_checkpoint)
-            with torch.random.fork_rng(devices=[]):  # its throwaway init leaves the run's random stream alone
-                self.anchor = ActorCritic.for_rules(self.rules, tuple(cfg.hidden), cfg.action_head, cfg.trunk)
+            self.anchor = copy.deepcopy(self.model)
             load_weights(self.anchor, self.rules, cfg.init_checkpoint)
-            self.anchor.to(self.device).eval().requires_grad_(False)
+            self.anchor.eval().requires_grad_(False)
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, mask: np.ndarray,
@@ -131,6 +131,10 @@ class DMCTrainer(SelfPlayTrainer):
         n = len(idx)
         warmup = self.global_step < cfg.value_warmup_steps  # only the value head learns
         frozen = warmup or cfg.freeze_trunk  # the trunk gets no gradient
+        prior = None  # the starting network's logits, once an update: it does not learn
+        if n and self.anchor is not None and not warmup:
+            with torch.no_grad():
+                prior = self.anchor(obs, mask)[0]
         stats: dict[str, list[float]] = {"q_loss": [], "q_mean": [], "conservative": [], "anchor": []}
         if n:
             mb = max(1, n // cfg.num_minibatches)
@@ -150,9 +154,8 @@ class DMCTrainer(SelfPlayTrainer):
                         if cfg.conservative:  # CQL: the legal actions' soft maximum pushed down to the played one
                             soft_max = torch.logsumexp(q_all.masked_fill(~mask[j].bool(), float("-inf")), dim=1)
                             conservative = cfg.conservative * (soft_max - q).mean()
-                        if self.anchor is not None:  # the residual over the starting network, penalised
-                            prior, _ = self.anchor(obs[j], mask[j])
-                            anchored = cfg.anchor * anchor_distance(logits, prior, mask[j]).mean()
+                        if prior is not None:  # the residual over the starting network, penalised
+                            anchored = cfg.anchor * anchor_distance(logits, prior[j], mask[j]).mean()
                     q_loss = 0.5 * ((q - target[j]) ** 2).mean()
                     descend(self.optimizer, q_loss + conservative + anchored, self.model, cfg.max_grad_norm)
                     stats["q_loss"].append(q_loss.item())
