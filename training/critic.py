@@ -15,13 +15,13 @@ checkpoint's trainer state for ``--resume``.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 import torch
 from torch import nn
 
+from agents.spec import AgentSpecError, import_target
 from agents.torch_policy import ActorCritic
 from cf_env import RulesConfig
 from training.config import TrainConfigError
@@ -104,12 +104,12 @@ def make_critic(name: str, options: dict[str, Any], rules: RulesConfig, obs_dim:
         if options:
             raise TrainConfigError(f"critic_options {options} given to the shared critic, which takes none")
         return Critic()
-    module_name, _, attribute = name.partition(":")
+    module_name, _, attribute = name.rpartition(":")
     if not module_name or not attribute:
         raise TrainConfigError(f"critic must be 'shared' or an entry point 'package.module:Class', got {name!r}")
-    try:
-        cls = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as exc:
+    try:  # the agent specs' import: a module under the current folder works from the console script too
+        cls = import_target(name)
+    except (AgentSpecError, ImportError) as exc:
         raise TrainConfigError(f"critic {name!r} could not be imported: {exc}") from None
     if not (isinstance(cls, type) and issubclass(cls, Critic)):
         raise TrainConfigError(f"critic {name!r} is not a training.critic.Critic subclass")

@@ -90,6 +90,19 @@ def test_the_shared_critic_is_the_default_and_bad_names_are_refused(tmp_path):
         make_critic("shared", {"scale": 2.0}, rules, **kwargs)
 
 
+def test_a_critic_module_in_the_current_folder_is_found_as_agent_specs_are(tmp_path, monkeypatch):
+    """``critic: mycritics:Critic`` from the folder holding ``mycritics.py`` works even when that
+    folder is not on ``sys.path``, as for the ``chickenfoot`` console script (agents.spec)."""
+    import sys
+
+    (tmp_path / "local_critics_here.py").write_text(f"from {__name__} import HiddenCritic as Mine\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    critic = make_critic("local_critics_here:Mine", {}, RulesConfig(), obs_dim=10, hidden=(8,), learning_rate=1e-3,
+                         device="cpu")
+    assert isinstance(critic, HiddenCritic)
+
+
 def test_the_policy_never_reads_what_the_critic_sees(tmp_path):
     trainer = Trainer(load_config(SMOKE, runs_dir=str(tmp_path), critic=PLUG_IN, bc_games=0), progress=False)
     trainer.collector.start()
