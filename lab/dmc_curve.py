@@ -8,8 +8,14 @@ to have flattened over)::
 
     python -m lab.dmc_curve runs/dmc-long/anchor-10 --out lab/results/dmc/anchor-10.curve.json
 
-The seconds are wall time: a run that was stopped and resumed counts the pause, and a run beside
-other work counts the machine's load (lab/results/dmc.md says what ran beside each).
+The seconds are the run's wall time with its pauses taken out: a gap of more than ``--max-gap``
+seconds (120) between two consecutive events of the run (every update logs its losses, and an
+update and an evaluation take seconds) is a pause, the process stopped (``kill -STOP`` while a CI
+ran beside it) or between a stop and its ``--resume``, and counts nothing. A run beside other work
+still counts the machine's load (lab/results/dmc.md says what ran beside each). ``--plot`` draws
+several runs' saved curves by decisions and by those seconds::
+
+    python -m lab.dmc_curve --plot lab/results/dmc/curves.png lab/results/dmc/*.curve.json
 """
 
 from __future__ import annotations
@@ -20,17 +26,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents.checkpoint import atomic_write
 
-__all__ = ["bands", "main", "read_curves"]
+__all__ = ["MAX_GAP", "bands", "main", "plot", "read_curves"]
 
 #: the band edges, in learner decisions: the first half-million, then doublings from there
 EDGES = (0, 500_000, *(1_000_000 * 2 ** k for k in range(8)))
 
 
-def read_curves(run: str | Path, prefix: str = "eval/") -> dict[str, list[tuple[int, float, float]]]:
+#: a gap between consecutive events longer than this (seconds) is a pause, not work
+MAX_GAP = 120.0
+
+
+def read_curves(run: str | Path, prefix: str = "eval/",
+                max_gap: float = MAX_GAP) -> dict[str, list[tuple[int, float, float]]]:
     """Each scalar under ``prefix`` in the events of ``run``: ``(decisions, seconds, value)`` points,
-    the seconds counted from the run's first event (any tag)."""
+    the seconds counted from the run's first event (any tag), less every gap between consecutive
+    events (any tag) longer than ``max_gap``."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     if not Path(run).is_dir():
@@ -40,8 +54,14 @@ def read_curves(run: str | Path, prefix: str = "eval/") -> dict[str, list[tuple[
     tags = events.Tags()["scalars"]
     if not tags:
         raise FileNotFoundError(f"{run} holds no TensorBoard scalars")
-    start = min(events.Scalars(t)[0].wall_time for t in tags)
-    return {t: [(int(e.step), round(e.wall_time - start, 1), float(e.value)) for e in events.Scalars(t)]
+    times = np.unique([e.wall_time for t in tags for e in events.Scalars(t)])
+    gaps = np.diff(times, prepend=times[0])
+    worked = np.cumsum(np.where(gaps > max_gap, 0.0, gaps))  # seconds of work up to each event
+
+    def seconds(wall_time: float) -> float:
+        return round(float(worked[np.searchsorted(times, wall_time)]), 1)
+
+    return {t: [(int(e.step), seconds(e.wall_time), float(e.value)) for e in events.Scalars(t)]
             for t in tags if t.startswith(prefix)}
 
 
@@ -57,13 +77,69 @@ def bands(points: Sequence[tuple[int, float, float]], edges: Sequence[int] = EDG
     return out
 
 
+def plot(curve_files: Sequence[str | Path], out: str | Path) -> list[str]:
+    """Draw the saved curves (``--out`` files of several runs) as a grid: a row for each opponent
+    (``eval/win_rate_vs_SPEC``), learner decisions (log scale) in the left column and minutes of
+    work in the right; each run's points faint, its band means as a line. Returns the opponents."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [json.loads(Path(f).read_text()) for f in curve_files]
+    tags = sorted({t for r in runs for t in r["curves"]}, key=lambda t: (t != "eval/win_rate_vs_heuristic", t))
+    if not tags:
+        raise ValueError(f"no curves in {[str(f) for f in curve_files]}")
+    fig, axes = plt.subplots(len(tags), 2, figsize=(12, 4 * len(tags)), squeeze=False)
+    colours = plt.get_cmap("tab20").colors
+    for i, run in enumerate(runs):
+        label = run["run"]
+        for row, tag in enumerate(tags):
+            if tag not in run["curves"]:
+                continue
+            points = np.array(run["curves"][tag]["points"], dtype=float)
+            for col, (x, scale) in enumerate(((0, 1.0), (1, 1 / 60))):
+                ax = axes[row, col]
+                ax.plot(points[:, x] * scale, points[:, 2], ".", color=colours[i % 20], alpha=0.2, markersize=3)
+                means = []
+                for lo, hi in zip(EDGES, [*EDGES[1:], np.inf]):
+                    inside = (points[:, 0] >= lo) & (points[:, 0] < hi)
+                    if inside.any():
+                        means.append((points[inside, x].mean() * scale, points[inside, 2].mean()))
+                ax.plot(*zip(*means), "o-", color=colours[i % 20], label=label)
+                label = None  # once a run
+    for row, tag in enumerate(tags):
+        opponent = tag.removeprefix("eval/win_rate_vs_")
+        axes[row, 0].set_xscale("log")
+        axes[row, 0].set_xlabel("learner decisions")
+        axes[row, 1].set_xlabel("minutes of work (pauses taken out)")
+        for ax in axes[row]:
+            ax.set_ylabel(f"win rate, 1 vs the rest {opponent}")
+            ax.grid(alpha=0.3)
+    fig.legend(loc="lower center", ncol=4, fontsize="small")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return [t.removeprefix("eval/win_rate_vs_") for t in tags]
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m lab.dmc_curve", description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", help="the run's folder (runs_dir/run_name)")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="the run's folder (runs_dir/run_name); with --plot, saved curves (--out files)")
     parser.add_argument("--out", help="write the curves and their bands here as JSON")
+    parser.add_argument("--max-gap", type=float, default=MAX_GAP,
+                        help="a gap between events longer than this many seconds is a pause (default %(default)s)")
+    parser.add_argument("--plot", metavar="PNG", help="draw the saved curves PATH... into this image")
     args = parser.parse_args(argv)
-    curves = read_curves(args.run)
-    result = {"run": Path(args.run).name,
+    if args.plot:
+        opponents = plot(args.paths, args.plot)
+        print(f"{args.plot}: {len(args.paths)} runs against {', '.join(opponents)}")
+        return {"plot": args.plot, "runs": args.paths, "opponents": opponents}
+    if len(args.paths) != 1:
+        parser.error("give one run's folder (or --plot PNG and saved curves)")
+    curves = read_curves(args.paths[0], max_gap=args.max_gap)
+    result = {"run": Path(args.paths[0]).name,
               "curves": {t: {"points": [list(p) for p in pts], "bands": bands(pts)} for t, pts in curves.items()}}
     for tag, curve in result["curves"].items():
         print(tag)
