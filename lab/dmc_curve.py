@@ -67,13 +67,16 @@ def read_curves(run: str | Path, prefix: str = "eval/",
 
 def bands(points: Sequence[tuple[int, float, float]], edges: Sequence[int] = EDGES) -> list[dict[str, Any]]:
     """The mean value of the points in each band of decisions ``[lo, hi)`` that has any, with the
-    band's point count and its last point's seconds."""
+    band's point count, its last point's seconds and where it sits (its points' mean decisions and
+    mean seconds, where a plot draws it)."""
     out = []
     for lo, hi in zip(edges, [*edges[1:], None]):
         inside = [p for p in points if p[0] >= lo and (hi is None or p[0] < hi)]
         if inside:
             out.append({"from": lo, "to": hi, "points": len(inside), "seconds": inside[-1][1],
-                        "mean": sum(p[2] for p in inside) / len(inside)})
+                        "mean": sum(p[2] for p in inside) / len(inside),
+                        "at_decisions": sum(p[0] for p in inside) / len(inside),
+                        "at_seconds": sum(p[1] for p in inside) / len(inside)})
     return out
 
 
@@ -87,6 +90,9 @@ def plot(curve_files: Sequence[str | Path], out: str | Path) -> list[str]:
     import matplotlib.pyplot as plt
 
     runs = [json.loads(Path(f).read_text()) for f in curve_files]
+    for f, run in zip(curve_files, runs):
+        if not isinstance(run, dict) or "curves" not in run:
+            raise ValueError(f"{f} is not a saved curve; write one with python -m lab.dmc_curve RUN --out {f}")
     tags = sorted({t for r in runs for t in r["curves"]}, key=lambda t: (t != "eval/win_rate_vs_heuristic", t))
     if not tags:
         raise ValueError(f"no curves in {[str(f) for f in curve_files]}")
@@ -98,15 +104,12 @@ def plot(curve_files: Sequence[str | Path], out: str | Path) -> list[str]:
             if tag not in run["curves"]:
                 continue
             points = np.array(run["curves"][tag]["points"], dtype=float)
-            for col, (x, scale) in enumerate(((0, 1.0), (1, 1 / 60))):
+            summary = bands([(int(p[0]), p[1], p[2]) for p in points])
+            for col, (x, at, scale) in enumerate(((0, "at_decisions", 1.0), (1, "at_seconds", 1 / 60))):
                 ax = axes[row, col]
                 ax.plot(points[:, x] * scale, points[:, 2], ".", color=colours[i % 20], alpha=0.2, markersize=3)
-                means = []
-                for lo, hi in zip(EDGES, [*EDGES[1:], np.inf]):
-                    inside = (points[:, 0] >= lo) & (points[:, 0] < hi)
-                    if inside.any():
-                        means.append((points[inside, x].mean() * scale, points[inside, 2].mean()))
-                ax.plot(*zip(*means), "o-", color=colours[i % 20], label=label)
+                ax.plot([b[at] * scale for b in summary], [b["mean"] for b in summary], "o-", color=colours[i % 20],
+                        label=label)
                 label = None  # once a run
     for row, tag in enumerate(tags):
         opponent = tag.removeprefix("eval/win_rate_vs_")

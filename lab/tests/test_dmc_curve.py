@@ -61,3 +61,11 @@ def test_a_pause_counts_nothing_and_the_plot_draws_every_run(tmp_path, capsys):
     with pytest.raises(SystemExit):
         dmc_curve.main([str(tmp_path / "run"), str(tmp_path / "run")])
     assert "give one run's folder" in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_saved_curve_is_refused_by_name(tmp_path):
+    old = tmp_path / "old.curve.json"
+    old.write_text(json.dumps({"metric": "eval/win_rate_vs_heuristic", "points": [[1, 0.5]]}))
+    with pytest.raises(ValueError, match="old.curve.json is not a saved curve"):
+        dmc_curve.plot([old], tmp_path / "x.png")
+    assert not (tmp_path / "x.png").exists()
