@@ -75,7 +75,9 @@ def moved(before: torch.nn.Module, after: torch.nn.Module, obs: np.ndarray, mask
     the changes by kind (``play``, ``draw``, ``pass``: ``"play->pass"``...), and over the changes
     from one play to another the mean pips of the two tiles and the share where the new one is
     lighter."""
-    from cf_env.replay import action_table
+    from collections import Counter
+
+    from cf_env import action_table
 
     table = action_table(config.max_pip)
     obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask.astype(bool))
@@ -87,10 +89,7 @@ def moved(before: torch.nn.Module, after: torch.nn.Module, obs: np.ndarray, mask
         return "draw" if a == table.draw else "pass" if a == table.pass_ else "play"
 
     changed = np.flatnonzero(old != new)
-    kinds: dict[str, int] = {}
-    for i in changed:
-        key = f"{kind(old[i])}->{kind(new[i])}"
-        kinds[key] = kinds.get(key, 0) + 1
+    kinds = dict(Counter(f"{kind(old[i])}->{kind(new[i])}" for i in changed))
     plays = [(table.match[old[i]] + table.expose[old[i]], table.match[new[i]] + table.expose[new[i]])
              for i in changed if kind(old[i]) == kind(new[i]) == "play"]
     pips = np.array(plays, dtype=float).reshape(-1, 2)
